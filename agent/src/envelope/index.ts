@@ -1,0 +1,2 @@
+export * from './jwks.js';
+export * from './verify.js';

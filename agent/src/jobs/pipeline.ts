@@ -1,0 +1,461 @@
+/**
+ * One claimed job on one printer, from the envelope to SEALED (or FAILED): verify the envelope, render
+ * and prove the QR, report RENDERED, make sure the printer is ready and the attempt still ours, send,
+ * report SPOOL_SUBMITTED, wait for the printer's evidence, attest (device or supervisor), scan and
+ * compare, sign the evidence bundle, report SEALED. Each result goes through the durable outbox; the
+ * lease is kept by heartbeats for as long as the job runs. Anything that goes wrong ends in FAILED with a
+ * reason, unless the attempt is no longer ours, in which case nothing more is said.
+ */
+import type {
+  AidcEnvelopeClaims,
+  Attestation,
+  PrinterStatus,
+  RenderManifest,
+  ResultState,
+  ScanResult,
+  SpoolReceipt,
+} from '@dpp/shared';
+import type { Claimed, ControlPlaneClient } from '../api/index.js';
+import type { AgentConfig, PrinterConfig } from '../config/index.js';
+import { AgentError, isAgentError, toAgentError } from '../errors.js';
+import type { DeviceKey } from '../identity/index.js';
+import type { Logger } from '../log.js';
+import type { Outbox, Settlement } from '../outbox/index.js';
+import type { Completion, PrinterDriver } from '../printers/index.js';
+import { renderLabel, sha256Hex, type RenderedLabel } from '../render/index.js';
+import type { ScanRead, Scanner } from '../scanners/index.js';
+import { abortReason, sleep } from '../util/time.js';
+import { deviceAttestation, humanAttestation } from './attestation.js';
+import { signEvidenceBundle } from './evidence-bundle.js';
+import { failureOf, jobFailure } from './failures.js';
+import type { HumanGate } from './human-gate.js';
+import type { JobJournal } from './journal.js';
+import { LeaseKeeper, isLeaseLost } from './lease.js';
+import { FINAL_STEPS, type JobStep } from './steps.js';
+
+export interface JobStepEvent {
+  jobRef: string;
+  attemptId: string;
+  printer: string;
+  step: JobStep;
+  at: string;
+  detail?: string | undefined;
+  /** On the final step: time from the claim request, and the part spent waiting on devices and people. */
+  timings?: JobTimings | undefined;
+}
+
+export interface JobTimings {
+  /** From the claim request to the final step. */
+  totalMs: number;
+  /**
+   * Time the job waited on the printer (status, send, print to read-back) or the scanner. Results the outbox
+   * delivers meanwhile are off the critical path, as they are in production.
+   */
+  deviceMs: number;
+  /** Waiting for a supervisor or a manual scan. */
+  humanMs: number;
+}
+
+export interface PipelineDeps {
+  deviceId: string;
+  key: DeviceKey;
+  client: Pick<ControlPlaneClient, 'heartbeat'>;
+  outbox: Outbox;
+  journal: JobJournal;
+  humans: HumanGate;
+  verify: (envelope: string) => Promise<AidcEnvelopeClaims>;
+  printer: PrinterDriver;
+  printerConfig: PrinterConfig;
+  scanner: Scanner | null;
+  jobs: AgentConfig['jobs'];
+  /** Wait between two status checks of a printer that is not ready. */
+  notReadyRetryMs: number;
+  log: Logger;
+  now: () => number;
+  onStep: (event: JobStepEvent) => void;
+  onPrinterStatus: (status: PrinterStatus | null, jobRef: string | undefined, offline?: boolean) => void;
+}
+
+export class JobRun {
+  readonly jobRef: string;
+  readonly attemptId: string;
+  private readonly abort = new AbortController();
+  private readonly log: Logger;
+  private currentStep: JobStep = 'claimed';
+  private lease: LeaseKeeper | null = null;
+  private readonly startedAt: number;
+  private deviceMs = 0;
+  private humanMs = 0;
+  /** Set once SEALED is queued: from then on the outbox finishes the job, whatever happens here. */
+  private sealedRow: number | null = null;
+
+  constructor(
+    private readonly deps: PipelineDeps,
+    private readonly claimed: Claimed,
+    /** When the claim request went out (for the timings). */
+    claimStartedAt: number = deps.now(),
+  ) {
+    this.startedAt = claimStartedAt;
+    this.jobRef = claimed.job.jobRef;
+    this.attemptId = claimed.attemptId;
+    this.log = deps.log.child({
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      printer: deps.printerConfig.name,
+    });
+  }
+
+  get step(): JobStep {
+    return this.currentStep;
+  }
+
+  /** Stops the job (an operator's FAILED, or the agent stopping); it reports FAILED with `reason`. */
+  cancel(reason: string, detail = `cancelled: ${reason}`): void {
+    this.abort.abort(jobFailure(reason, detail));
+  }
+
+  private get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  private setStep(step: JobStep, detail?: string): void {
+    this.currentStep = step;
+    const final = FINAL_STEPS.includes(step);
+    this.deps.journal.step(this.attemptId, step, final);
+    const now = this.deps.now();
+    this.deps.onStep({
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      printer: this.deps.printerConfig.name,
+      step,
+      at: new Date(now).toISOString(),
+      detail,
+      ...(final
+        ? { timings: { totalMs: now - this.startedAt, deviceMs: this.deviceMs, humanMs: this.humanMs } }
+        : {}),
+    });
+    this.log.info({ step, detail }, 'job step');
+  }
+
+  /** Runs `fn` and counts its time as device (or human) time. */
+  private async timed<T>(kind: 'device' | 'human', fn: () => Promise<T>): Promise<T> {
+    const t0 = this.deps.now();
+    try {
+      return await fn();
+    } finally {
+      if (kind === 'device') this.deviceMs += this.deps.now() - t0;
+      else this.humanMs += this.deps.now() - t0;
+    }
+  }
+
+  private checkAbort(): void {
+    if (this.signal.aborted) throw abortReason(this.signal);
+  }
+
+  private report(status: ResultState, kind: string, value: unknown): number {
+    const row = this.deps.outbox.enqueue({
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      status,
+      evidence: { [kind]: value },
+    });
+    this.deps.journal.addEvidence(this.attemptId, kind, value);
+    return row.id;
+  }
+
+  /** The settlement of a row, or the abort reason; a refused row becomes an error. */
+  private async delivered(id: number): Promise<void> {
+    const s = await Promise.race([
+      this.deps.outbox.settled(id),
+      new Promise<never>((_, reject) => {
+        if (this.signal.aborted) reject(abortReason(this.signal));
+        this.signal.addEventListener('abort', () => reject(abortReason(this.signal)), { once: true });
+      }),
+    ]);
+    if (s.state !== 'delivered') throw refused(s);
+  }
+
+  /** Runs the job to its end; resolves with the final step. Never throws. */
+  async run(): Promise<JobStep> {
+    let claims: AidcEnvelopeClaims;
+    try {
+      claims = await this.deps.verify(this.claimed.envelope);
+      if (claims.job_ref !== this.jobRef || claims.attempt_id !== this.attemptId)
+        throw jobFailure('envelope_mismatch', 'the envelope names another job or attempt than the claim');
+    } catch (err) {
+      // Nothing was journalled: the claims are not to be trusted. Say FAILED so the job is not stuck.
+      const f = failureOf(err);
+      this.log.error({ err: toAgentError(err).toJSON() }, 'envelope refused');
+      this.deps.outbox.enqueue({
+        jobRef: this.jobRef,
+        attemptId: this.attemptId,
+        status: 'FAILED',
+        evidence: { failure: f },
+      });
+      return 'failed';
+    }
+    this.deps.journal.record(this.deps.printerConfig.name, claims);
+    this.setStep('claimed');
+    const lease = new LeaseKeeper({
+      client: this.deps.client,
+      verify: this.deps.verify,
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      leaseExpiresAt: Date.parse(this.claimed.leaseExpiresAt),
+      intervalMs: this.deps.jobs.heartbeatIntervalMs,
+      log: this.log,
+      now: this.deps.now,
+      onLost: (err) => this.abort.abort(err),
+    });
+    this.lease = lease;
+    lease.start();
+    const offRejected = this.deps.outbox.events.on('rejected', (row) => {
+      if (row.attempt_id === this.attemptId && row.status !== 'FAILED')
+        this.abort.abort(
+          refused({
+            id: row.id,
+            state: 'rejected',
+            code: row.error_code,
+            httpStatus: row.http_status,
+            message: row.error_message,
+          }),
+        );
+    });
+    try {
+      return await this.steps(claims);
+    } catch (err) {
+      return await this.failed(err);
+    } finally {
+      lease.stop();
+      offRejected();
+    }
+  }
+
+  private async steps(claims: AidcEnvelopeClaims): Promise<JobStep> {
+    const d = this.deps;
+    this.checkAbort();
+    const rendered = await renderLabel(claims, d.printerConfig, new Date(d.now()));
+    d.journal.setPreview(this.attemptId, rendered.preview);
+    const renderedRow = this.report('RENDERED', 'render_manifest', rendered.manifest);
+    this.setStep('rendered');
+
+    // The printer must be ready and the control plane must have the manifest before paper moves; then,
+    // last, the lease check that keeps a stale attempt from printing.
+    await Promise.all([this.waitReady(), this.delivered(renderedRow)]);
+    await this.lease!.confirm(d.jobs.minLeaseForSendMs);
+    this.checkAbort();
+    const receipt = await this.timed('device', () => d.printer.send(rendered.payload, this.jobRef));
+    const spool: SpoolReceipt = {
+      printer: d.printerConfig.name,
+      transport: d.printer.transport.kind,
+      bytes: receipt.bytes,
+      payloadSha256: sha256Hex(rendered.payload),
+      reference: receipt.reference.slice(0, 500),
+      submittedAt: new Date(d.now()).toISOString(),
+    };
+    this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
+    this.setStep('printing');
+
+    const completion = await this.awaitPrinted(rendered, claims);
+    const attestation =
+      deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
+      (await this.awaitSupervisor(rendered));
+    this.report('PRINTED_ATTESTED', 'attestation', attestation);
+    this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
+
+    const scan = await this.scan(claims, rendered);
+    this.report('SCAN_VERIFIED', 'scan_result', scan);
+    this.setStep('scanned');
+
+    this.setStep('sealing');
+    const jws = await signEvidenceBundle(
+      {
+        jobRef: this.jobRef,
+        attemptId: this.attemptId,
+        deviceId: d.deviceId,
+        envelopeJti: claims.jti,
+        renderManifest: rendered.manifest as RenderManifest,
+        spoolReceipt: spool,
+        attestation,
+        scanResult: scan,
+        sealedAt: new Date(d.now()).toISOString(),
+      },
+      d.key,
+    );
+    this.sealedRow = this.report('SEALED', 'evidence_bundle', { jws });
+    await this.delivered(this.sealedRow); // heartbeats go on until the control plane has it
+    this.setStep('sealed');
+    return 'sealed';
+  }
+
+  /** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
+  private async waitReady(): Promise<void> {
+    const d = this.deps;
+    const deadline = d.now() + d.printerConfig.readyTimeoutMs;
+    for (;;) {
+      let status: PrinterStatus | null;
+      let offline = false;
+      try {
+        status = await this.timed('device', () => d.printer.status());
+      } catch (err) {
+        if (
+          !isAgentError(err, 'PRINTER_NO_ANSWER') &&
+          !isAgentError(err, 'TRANSPORT_ERROR') &&
+          !isAgentError(err, 'TRANSPORT_CLOSED')
+        )
+          throw err;
+        status = null;
+        offline = true;
+      }
+      d.onPrinterStatus(status, this.jobRef, offline);
+      if (!offline && (status === null || status.ready)) return;
+      const why = offline ? 'printer does not answer' : status!.errors.join(', ');
+      if (this.currentStep !== 'waiting_printer') this.setStep('waiting_printer', why);
+      if (d.now() >= deadline)
+        throw offline
+          ? new AgentError('PRINTER_NO_ANSWER', `${d.printerConfig.name}: no answer`)
+          : new AgentError('PRINTER_NOT_READY', `${d.printerConfig.name} is not ready: ${why}`, {
+              details: { errors: status!.errors },
+            });
+      await sleep(d.notReadyRetryMs, this.signal);
+    }
+  }
+
+  private async awaitPrinted(rendered: RenderedLabel, claims: AidcEnvelopeClaims): Promise<Completion> {
+    const d = this.deps;
+    try {
+      return await this.timed('device', () =>
+        d.printer.awaitCompletion({
+          expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
+          timeoutMs: d.printerConfig.printTimeoutMs,
+          signal: this.signal,
+          onStatus: (s) => d.onPrinterStatus(s, this.jobRef),
+        }),
+      );
+    } catch (err) {
+      // Whatever stays in the printer's buffer now belongs to a failed attempt: it must never print later.
+      await d.printer
+        .cancelHeld()
+        .catch((e: unknown) => this.log.warn({ err: String(e) }, 'could not cancel held formats'));
+      throw err;
+    }
+  }
+
+  private async awaitSupervisor(rendered: RenderedLabel): Promise<Attestation> {
+    const d = this.deps;
+    let reprints = 0;
+    for (;;) {
+      this.setStep('awaiting_attestation');
+      const answer = await this.timed('human', () =>
+        d.humans.waitAttestation(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
+      );
+      if (answer.kind === 'attest')
+        return humanAttestation(
+          answer.supervisor,
+          new Date(d.now()),
+          reprints > 0 ? `${reprints} reprint(s) of the same label` : answer.note,
+        );
+      // The supervisor saw no usable label: the same bytes again, under the same checks as the first time.
+      await this.waitReady();
+      await this.lease!.confirm(d.jobs.minLeaseForSendMs);
+      await this.timed('device', () =>
+        d.printer.send(rendered.payload, `${this.jobRef}-reprint-${++reprints}`),
+      );
+      d.journal.addEvidence(this.attemptId, 'reprints', reprints);
+      this.setStep('printing', `reprint ${reprints}`);
+    }
+  }
+
+  private async scan(claims: AidcEnvelopeClaims, rendered: RenderedLabel): Promise<ScanResult> {
+    const d = this.deps;
+    let read: ScanRead;
+    let scannerName: string;
+    const config = d.printerConfig.scanner;
+    if (!d.scanner || !config) {
+      this.setStep('awaiting_scan');
+      const manual = await this.timed('human', () =>
+        d.humans.waitScan(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
+      );
+      read = { symbol: manual.data, epc: manual.epc };
+      scannerName = 'console';
+    } else {
+      this.setStep('scanning');
+      scannerName = d.scanner.name;
+      const scanner = d.scanner;
+      const once = () =>
+        this.timed('device', () => scanner.scan({ timeoutMs: config.timeoutMs, signal: this.signal }));
+      read = await once();
+      for (let i = 0; read.symbol === null && i < config.retries; i++) read = await once();
+    }
+    if (read.symbol === null) throw jobFailure('scan_noread', 'the scanner decoded no QR on the label');
+    if (read.symbol !== claims.digital_link)
+      throw jobFailure(
+        'scan_mismatch',
+        `the label carries ${read.symbol.slice(0, 300)}, not the job Digital Link`,
+      );
+    const result: ScanResult = {
+      scanner: scannerName.slice(0, 64),
+      decodedLink: read.symbol,
+      linkMatches: true,
+      scannedAt: new Date(d.now()).toISOString(),
+    };
+    if (!rendered.rfid) return result;
+    if (read.epc) {
+      const epc = read.epc.toUpperCase();
+      if (epc !== claims.sgtin96_epc)
+        throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${claims.sgtin96_epc}`);
+      return { ...result, epcRead: epc, epcMatches: true };
+    }
+    if (read.epc === null && config?.readsRfid) throw jobFailure('scan_notag', 'no tag answered the scanner');
+    return result;
+  }
+
+  private async failed(err: unknown): Promise<JobStep> {
+    const e = toAgentError(err);
+    this.deps.journal.setError(this.attemptId, {
+      code: e.apiCode ?? e.code,
+      message: e.message,
+      reason: failureOf(err).reason,
+    });
+    if (
+      isLeaseLost(e) ||
+      (e.code === 'RESULT_REJECTED' && (e.apiCode === 'STALE_ATTEMPT' || e.apiCode === 'ENVELOPE_EXPIRED'))
+    ) {
+      // Not ours any more: a FAILED would be refused; the control plane's reaper and the next claim take over.
+      this.log.warn({ err: e.toJSON() }, 'attempt lost');
+      this.setStep('abandoned', e.message);
+      return 'abandoned';
+    }
+    if (this.sealedRow !== null && e.code !== 'RESULT_REJECTED') {
+      // Stopped while SEALED was on its way: the outbox delivers it (now or after a restart); a FAILED
+      // behind it would only be refused.
+      this.setStep('abandoned', 'stopped while SEALED was being delivered; the outbox keeps it');
+      return 'abandoned';
+    }
+    const failure = failureOf(err);
+    this.log.warn({ failure, err: e.toJSON() }, 'job failed');
+    const id = this.deps.outbox.enqueue({
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      status: 'FAILED',
+      evidence: { failure },
+    }).id;
+    this.deps.journal.addEvidence(this.attemptId, 'failure', failure);
+    this.setStep('failed', failure.reason);
+    // Give the FAILED a moment to land so the job is re-claimable at once; the outbox keeps it regardless.
+    const left = Math.max(1000, Math.min(15_000, (this.lease?.leaseExpiresAt ?? 0) - this.deps.now()));
+    await Promise.race([this.deps.outbox.settled(id), sleep(left)]).catch(() => undefined);
+    return 'failed';
+  }
+}
+
+function refused(s: Settlement): AgentError {
+  return new AgentError(
+    'RESULT_REJECTED',
+    `the control plane refused a result: ${s.code ?? s.state}${s.message ? ` (${s.message})` : ''}`,
+    {
+      apiCode: s.code ?? undefined,
+      status: s.httpStatus ?? undefined,
+    },
+  );
+}

@@ -1,0 +1,227 @@
+/**
+ * One printer's loop, one job at a time: make sure the printer can print, claim, run the job, and claim
+ * again at once while there is work. It sleeps until an MQTT notice wakes it, or polls: every
+ * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
+ * notice loses nothing). A printer that is not ready is never claimed for.
+ */
+import type { PrinterState, PrinterStatus } from '@dpp/shared';
+import type { Claimed, ControlPlaneClient } from '../api/index.js';
+import type { AgentConfig, PrinterConfig } from '../config/index.js';
+import { toAgentError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { printerStateOf, type PrinterDriver } from '../printers/index.js';
+import { JobRun, type PipelineDeps } from './pipeline.js';
+import type { JobStep } from './steps.js';
+
+export interface PrinterView {
+  name: string;
+  language: 'zpl' | 'pdf';
+  transport: string;
+  target: string;
+  rfid: boolean;
+  scanner: string | null;
+  state: PrinterState;
+  detail: string | null;
+  status: PrinterStatus | null;
+  currentJob: { jobRef: string; attemptId: string; step: JobStep } | null;
+  statusAt: string | null;
+}
+
+export interface PrinterWorkerOptions {
+  config: PrinterConfig;
+  driver: PrinterDriver;
+  client: Pick<ControlPlaneClient, 'claim'>;
+  poll: AgentConfig['poll'];
+  /** Whether work notices can arrive (the broker is connected). */
+  noticesLive: () => boolean;
+  /** Everything a job run needs except the printer and its scanner. */
+  pipeline: Omit<PipelineDeps, 'printer' | 'printerConfig' | 'onPrinterStatus' | 'log'>;
+  log: Logger;
+  now: () => number;
+  onView: (view: PrinterView) => void;
+  onRunFinished?: (jobRef: string, step: JobStep) => void;
+  /** A claim got an answer: the control plane is reachable. */
+  onControlPlaneAnswered?: () => void;
+}
+
+export class PrinterWorker {
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private nextClaimAt = 0;
+  private run: JobRun | null = null;
+  private status: PrinterStatus | null = null;
+  private state: PrinterState = 'offline';
+  private detail: string | null = null;
+  private statusAt: string | null = null;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: PrinterWorkerOptions) {
+    this.log = opts.log.child({ printer: opts.config.name });
+    if (!opts.driver.twoWay) this.state = 'ready';
+  }
+
+  get name(): string {
+    return this.opts.config.name;
+  }
+
+  get current(): JobRun | null {
+    return this.run;
+  }
+
+  view(): PrinterView {
+    const c = this.opts.config;
+    return {
+      name: c.name,
+      language: c.language,
+      transport: c.transport.type,
+      target: this.opts.driver.transport.target,
+      rfid: c.rfid,
+      scanner: c.scanner
+        ? c.scanner.link.type === 'serial'
+          ? c.scanner.link.path
+          : `${c.scanner.link.host}:${c.scanner.link.port}`
+        : null,
+      state: this.state,
+      detail: this.detail,
+      status: this.status,
+      currentJob: this.run
+        ? { jobRef: this.run.jobRef, attemptId: this.run.attemptId, step: this.run.step }
+        : null,
+      statusAt: this.statusAt,
+    };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.work().catch((err: unknown) => this.log.error({ err }, 'printer loop died'));
+  }
+
+  /** Claim now (a work notice, the broker came back). */
+  wake(): void {
+    this.nextClaimAt = 0;
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Stops claiming; a job in progress is cancelled (FAILED agent_stopped) unless `finishJob`. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.run?.cancel('agent_stopped', 'the agent is stopping');
+    this.wake();
+    await this.loop;
+  }
+
+  /** Drops whatever the printer holds (formats of attempts that are not ours any more). */
+  cancelHeld(): Promise<void> {
+    return this.opts.driver.twoWay ? this.opts.driver.cancelHeld() : Promise.resolve();
+  }
+
+  /** Closes the printer's line (after `stop`). */
+  close(): Promise<void> {
+    return this.opts.driver.close();
+  }
+
+  /** Records what the printer said and tells the listeners. */
+  noteStatus(status: PrinterStatus | null, offline = false): void {
+    this.status = status;
+    this.statusAt = new Date(this.opts.now()).toISOString();
+    this.state = offline ? 'offline' : printerStateOf(status, this.run !== null);
+    this.detail = offline ? 'no answer' : status && !status.ready ? status.errors.join(', ') : null;
+    this.opts.onView(this.view());
+  }
+
+  private async sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return;
+    }
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        done();
+      };
+    });
+    this.woken = false;
+  }
+
+  private async ready(): Promise<boolean> {
+    if (!this.opts.driver.twoWay) return true;
+    try {
+      const s = await this.opts.driver.status();
+      this.noteStatus(s);
+      return s === null || s.ready;
+    } catch (err) {
+      this.noteStatus(null, true);
+      this.log.debug({ err: toAgentError(err).message }, 'printer does not answer');
+      return false;
+    }
+  }
+
+  private async work(): Promise<void> {
+    const { poll } = this.opts;
+    let wasReady = true;
+    while (this.running) {
+      const ready = await this.ready();
+      if (!ready) {
+        wasReady = false;
+        await this.sleep(poll.notReadyRetryMs);
+        continue;
+      }
+      if (!wasReady) this.nextClaimAt = 0; // back from paper out, a pause...: work may be waiting
+      wasReady = true;
+      const now = this.opts.now();
+      if (now < this.nextClaimAt) {
+        // Between claims the printer's status is still watched, for the console and MQTT.
+        await this.sleep(Math.min(poll.statusIntervalMs, this.nextClaimAt - now));
+        continue;
+      }
+      let claimed: Claimed | null;
+      const claimStartedAt = this.opts.now();
+      try {
+        claimed = await this.opts.client.claim({ name: this.name, rfid: this.opts.config.rfid });
+        this.opts.onControlPlaneAnswered?.();
+      } catch (err) {
+        this.log.warn({ err: toAgentError(err).message }, 'claim failed');
+        this.nextClaimAt = this.opts.now() + poll.intervalMs;
+        continue;
+      }
+      if (!claimed) {
+        this.nextClaimAt =
+          this.opts.now() + (this.opts.noticesLive() ? poll.idleIntervalMs : poll.intervalMs);
+        continue;
+      }
+      await this.runJob(claimed, claimStartedAt);
+      this.nextClaimAt = 0; // there may be more: claim again at once
+    }
+  }
+
+  private deps(): PipelineDeps {
+    return {
+      ...this.opts.pipeline,
+      printer: this.opts.driver,
+      printerConfig: this.opts.config,
+      log: this.log,
+      onPrinterStatus: (status, _jobRef, offline) => this.noteStatus(status, offline),
+    };
+  }
+
+  private async runJob(claimed: Claimed, claimStartedAt: number): Promise<void> {
+    const run = new JobRun(this.deps(), claimed, claimStartedAt);
+    this.run = run;
+    // Claimed while stopping: say FAILED at once rather than leave the job to its lease.
+    if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');
+    this.noteStatus(this.status);
+    const step = await run.run();
+    this.run = null;
+    this.noteStatus(this.status);
+    this.opts.onRunFinished?.(run.jobRef, step);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * A printer as the job pipeline sees it: a driver on a transport. A ZPL printer on a two-way line reports
+ * its status and the read-backs of the labels it prints; a PDF printer, or any printer behind CUPS or a
+ * spool folder, only takes bytes.
+ */
+import type { PrinterStatus } from '@dpp/shared';
+import type { PrinterTransport, SendReceipt } from '../transports/index.js';
+
+export interface CompletionOptions {
+  /** With RFID: the EPC the tag must read back (`^HV`). */
+  expectedEpc?: string | undefined;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Every status seen while waiting (for MQTT and the console). */
+  onStatus?: ((status: PrinterStatus) => void) | undefined;
+}
+
+/** What the printer itself says about a label after it was sent. */
+export type Completion =
+  | { evidence: 'none' }
+  | {
+      evidence: 'printer';
+      /** The status once the label was out (null if the printer did not answer then). */
+      statusAfter: PrinterStatus | null;
+      /** The EPC read back from the label's tag, equal to the expected one. */
+      epcReadBack?: string;
+      /** VOID labels printed before the good one (failed encodes the printer retried). */
+      voidLabels: number;
+    };
+
+export interface PrinterDriver {
+  readonly name: string;
+  readonly language: 'zpl' | 'pdf';
+  readonly transport: PrinterTransport;
+  /** The printer can answer (status, read-back): a ZPL printer on a serial or TCP line. */
+  readonly twoWay: boolean;
+  /** The printer's condition, or null when it cannot be asked. Throws PRINTER_NO_ANSWER when it is silent. */
+  status(): Promise<PrinterStatus | null>;
+  send(payload: Buffer, name: string): Promise<SendReceipt>;
+  /** Waits for the printer's own evidence that the label is out (`none` when it cannot give any). */
+  awaitCompletion(options: CompletionOptions): Promise<Completion>;
+  /** Drops formats held in the printer (after a failed encode or a timeout), so they never print later. */
+  cancelHeld(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,252 @@
+/**
+ * The driver of a ZPL printer on a two-way line. Status with `~HS`, falling back to `~HQES` when the printer
+ * keeps quiet (the guide says it does not answer `~HS` while media out, ribbon out or head open); both
+ * parsed by the shared `ZplResponseParser`, which also yields the `^HV` read-backs of printed labels.
+ *
+ * Completion evidence: with RFID, the `^HV` answer of the label equals the EPC written (a VOID label
+ * answers the blank tag; after `RFID_TRIES` of those the printer holds the format in error mode); without
+ * RFID, `~HS` shows the format left the buffer and nothing stops the printer.
+ */
+import {
+  ZPL_CANCEL_ALL,
+  ZPL_QUERY_ERROR_STATUS,
+  ZPL_QUERY_HOST_STATUS,
+  ZplResponseParser,
+  type PrinterStatus,
+  type ZplResponse,
+} from '@dpp/shared';
+import { AgentError, isAgentError } from '../errors.js';
+import { RFID_TRIES } from '../render/zpl.js';
+import type { ByteLink, PrinterTransport, SendReceipt } from '../transports/index.js';
+import { abortReason, sleep } from '../util/time.js';
+import type { Completion, CompletionOptions, PrinterDriver } from './types.js';
+
+export interface ZplPrinterOptions {
+  name: string;
+  transport: PrinterTransport & { link: ByteLink };
+  /** How long a status query waits for each answer. */
+  statusTimeoutMs: number;
+  /** Status poll period while waiting for a label without RFID. */
+  pollMs?: number;
+}
+
+type Kind = ZplResponse['kind'];
+interface Waiter {
+  kind: Kind;
+  resolve(r: ZplResponse): void;
+  reject(err: unknown): void;
+}
+
+export class ZplPrinter implements PrinterDriver {
+  readonly language = 'zpl' as const;
+  readonly twoWay = true;
+  private readonly parser = new ZplResponseParser();
+  private readonly answers: ZplResponse[] = [];
+  private readonly waiters = new Set<Waiter>();
+  private queries: Promise<unknown> = Promise.resolve();
+  private readonly offs: Array<() => void>;
+
+  constructor(private readonly options: ZplPrinterOptions) {
+    const link = options.transport.link;
+    this.offs = [
+      link.events.on('data', (chunk) => {
+        for (const r of this.parser.push(chunk.toString('latin1'))) {
+          if (r.kind === 'garbage') continue;
+          this.answers.push(r);
+        }
+        this.serve();
+      }),
+      link.events.on('close', () => {
+        this.parser.reset();
+        const err = new AgentError('TRANSPORT_CLOSED', `${link.target}: the line dropped`);
+        for (const w of this.waiters) w.reject(err);
+        this.waiters.clear();
+      }),
+    ];
+  }
+
+  get name(): string {
+    return this.options.name;
+  }
+
+  get transport(): PrinterTransport {
+    return this.options.transport;
+  }
+
+  private get link(): ByteLink {
+    return this.options.transport.link;
+  }
+
+  private serve(): void {
+    for (const w of [...this.waiters]) {
+      const i = this.answers.findIndex((a) => a.kind === w.kind);
+      if (i < 0) continue;
+      const [answer] = this.answers.splice(i, 1);
+      this.waiters.delete(w);
+      w.resolve(answer!);
+    }
+  }
+
+  /** The next answer of `kind`; rejects with TIMEOUT-like PRINTER_NO_ANSWER, the abort reason, or a line drop. */
+  private next<K extends Kind>(
+    kind: K,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Extract<ZplResponse, { kind: K }>> {
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(abortReason(signal));
+      const done = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const waiter: Waiter = {
+        kind,
+        resolve: (r) => {
+          done();
+          resolve(r as Extract<ZplResponse, { kind: K }>);
+        },
+        reject: (e) => {
+          done();
+          reject(e);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(waiter);
+        waiter.reject(
+          new AgentError('PRINTER_NO_ANSWER', `${this.name}: no ${kind} answer within ${timeoutMs} ms`),
+        );
+      }, timeoutMs);
+      const onAbort = () => {
+        this.waiters.delete(waiter);
+        waiter.reject(abortReason(signal!));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(waiter);
+      this.serve();
+    });
+  }
+
+  private drop(kind: Kind): void {
+    for (let i = this.answers.length - 1; i >= 0; i--)
+      if (this.answers[i]!.kind === kind) this.answers.splice(i, 1);
+  }
+
+  /** One query at a time on the line, so answers pair with their questions. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queries.then(fn, fn);
+    this.queries = run.catch(() => undefined);
+    return run;
+  }
+
+  status(): Promise<PrinterStatus> {
+    return this.exclusive(async () => {
+      const t = this.options.statusTimeoutMs;
+      this.drop('hostStatus');
+      this.drop('errorStatus');
+      await this.link.write(Buffer.from(ZPL_QUERY_HOST_STATUS, 'latin1'));
+      try {
+        return (await this.next('hostStatus', t)).status;
+      } catch (err) {
+        if (!isAgentError(err, 'PRINTER_NO_ANSWER')) throw err;
+      }
+      await this.link.write(Buffer.from(ZPL_QUERY_ERROR_STATUS, 'latin1'));
+      return (await this.next('errorStatus', t)).status;
+    });
+  }
+
+  async send(payload: Buffer): Promise<SendReceipt> {
+    this.drop('hostVerification'); // answers of an earlier, abandoned label must not count for this one
+    return this.options.transport.send(payload, this.name);
+  }
+
+  async awaitCompletion(options: CompletionOptions): Promise<Completion> {
+    return options.expectedEpc
+      ? this.awaitReadBack(options.expectedEpc, options)
+      : this.awaitBufferEmpty(options);
+  }
+
+  private async awaitReadBack(expected: string, o: CompletionOptions): Promise<Completion> {
+    const deadline = Date.now() + o.timeoutMs;
+    const watcher = new AbortController();
+    const watch = this.watchStatus(o, watcher.signal);
+    let voids = 0;
+    try {
+      for (;;) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw this.timeout(o.timeoutMs);
+        let answer;
+        try {
+          answer = await this.next('hostVerification', left, o.signal);
+        } catch (err) {
+          if (isAgentError(err, 'PRINTER_NO_ANSWER')) throw this.timeout(o.timeoutMs);
+          throw err;
+        }
+        const epc = answer.data.trim().toUpperCase();
+        if (epc === expected.toUpperCase()) {
+          watcher.abort();
+          await watch;
+          const statusAfter = await this.status().catch(() => null);
+          return { evidence: 'printer', statusAfter, epcReadBack: epc, voidLabels: voids };
+        }
+        voids++;
+        if (voids >= RFID_TRIES) {
+          throw new AgentError(
+            'RFID_READBACK_MISMATCH',
+            `${this.name}: the tag read back ${epc}, not ${expected}, on ${voids} labels`,
+            {
+              details: { readBack: epc, expected, voidLabels: voids },
+            },
+          );
+        }
+      }
+    } finally {
+      watcher.abort();
+      await watch;
+    }
+  }
+
+  /** Polls status while a label prints, for the console and MQTT. */
+  private async watchStatus(o: CompletionOptions, signal: AbortSignal): Promise<void> {
+    if (!o.onStatus) return;
+    while (!signal.aborted) {
+      try {
+        await sleep(1000, signal);
+        o.onStatus(await this.status());
+      } catch {
+        // aborted, or the printer is silent for a moment: the read-back wait decides
+      }
+    }
+  }
+
+  private async awaitBufferEmpty(o: CompletionOptions): Promise<Completion> {
+    const deadline = Date.now() + o.timeoutMs;
+    let last: PrinterStatus | null = null;
+    for (;;) {
+      try {
+        last = await this.status();
+        o.onStatus?.(last);
+        if (last.source === 'HS' && last.ready && last.formatsInBuffer === 0 && last.partialFormat === false)
+          return { evidence: 'printer', statusAfter: last, voidLabels: 0 };
+      } catch (err) {
+        if (!isAgentError(err, 'PRINTER_NO_ANSWER') && !isAgentError(err, 'TRANSPORT_ERROR')) throw err;
+      }
+      if (Date.now() >= deadline) throw this.timeout(o.timeoutMs, last);
+      await sleep(this.options.pollMs ?? 100, o.signal);
+    }
+  }
+
+  private timeout(ms: number, last?: PrinterStatus | null): AgentError {
+    return new AgentError('PRINT_TIMEOUT', `${this.name}: the label was not printed within ${ms} ms`, {
+      details: last ? { errors: last.errors, formatsInBuffer: last.formatsInBuffer } : undefined,
+    });
+  }
+
+  async cancelHeld(): Promise<void> {
+    await this.link.write(Buffer.from(ZPL_CANCEL_ALL, 'latin1'));
+  }
+
+  async close(): Promise<void> {
+    for (const off of this.offs) off();
+    await this.options.transport.close();
+  }
+}

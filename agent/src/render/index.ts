@@ -1,0 +1,6 @@
+export * from './template.js';
+export * from './qr.js';
+export * from './zpl.js';
+export * from './pdf.js';
+export * from './manifest.js';
+export * from './render-label.js';

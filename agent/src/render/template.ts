@@ -1,0 +1,44 @@
+/**
+ * The template a label is rendered with: the job's template (from the signed envelope) with the printer's
+ * media overrides (size, magnification, text lines) and the printer's own facts (resolution, whether an
+ * RFID encoder is fitted). RFID is written only when the job asks for it and the printer can.
+ */
+import type { AidcEnvelopeClaims, LabelTemplate } from '@dpp/shared';
+import type { PrinterConfig } from '../config/index.js';
+
+export interface EffectiveTemplate extends LabelTemplate {
+  /** Text lines with `{gtin}`, `{serial}` and `{digitalLink}` filled in. */
+  textLines: string[];
+}
+
+export function effectiveTemplate(
+  claims: AidcEnvelopeClaims,
+  printer: Pick<PrinterConfig, 'dpi' | 'rfid' | 'template'>,
+): EffectiveTemplate {
+  const t = claims.label_template;
+  const o = printer.template;
+  const values: Record<string, string> = {
+    gtin: claims.gtin,
+    serial: claims.serial,
+    digitalLink: claims.digital_link,
+  };
+  return {
+    id: t.id,
+    widthMm: o.widthMm ?? t.widthMm,
+    heightMm: o.heightMm ?? t.heightMm,
+    dpi: printer.dpi,
+    qrMagnification: o.qrMagnification ?? t.qrMagnification,
+    textLines: (o.textLines ?? t.textLines).map((l) =>
+      l.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m),
+    ),
+    rfid: t.rfid && printer.rfid,
+  };
+}
+
+/** Printable ASCII for a ZPL text field: accents folded (é → e), `^`/`~` and anything else replaced. */
+export function zplSafeText(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]|[\^~]/g, '?');
+}

@@ -1,0 +1,77 @@
+/**
+ * A ZPL label: the QR code carries the Digital Link (`^BQN,2,<mag>^FDMA,<link>^FS`: the switches first,
+ * or a printer eats the first characters), text lines beside it, and with RFID the SGTIN-96 written by
+ * `^RFW` then read back with `^RFR` + `^HV` so the host can compare before attesting. `^RS` states the
+ * error handling, E (the printer stops in error mode with the format held), never the silent factory
+ * default N that drops the format and tells the host nothing.
+ */
+import { ZplLabelBuilder, type AidcEnvelopeClaims } from '@dpp/shared';
+import { AgentError } from '../errors.js';
+import { qrModuleCount } from './qr.js';
+import { zplSafeText, type EffectiveTemplate } from './template.js';
+
+/** Tries per tag before the `^RS` error handling applies. */
+export const RFID_TRIES = 3;
+
+export interface RenderedZpl {
+  language: 'zpl';
+  payload: Buffer;
+  zpl: string;
+  /** Whether the format writes and reads back the EPC. */
+  rfid: boolean;
+  /** Text lines that did not fit the label. */
+  omittedLines: number;
+}
+
+export function dotsOf(mm: number, dpi: number): number {
+  return Math.round((mm * dpi) / 25.4);
+}
+
+export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTemplate): RenderedZpl {
+  const dpi = template.dpi;
+  const width = dotsOf(template.widthMm, dpi);
+  const length = dotsOf(template.heightMm, dpi);
+  const margin = dotsOf(1.5, dpi);
+  const qr = qrModuleCount(claims.digital_link) * template.qrMagnification;
+  if (qr + 2 * margin > length || qr + 2 * margin > width) {
+    throw new AgentError(
+      'TEMPLATE_TOO_SMALL',
+      `a ${qr}-dot QR does not fit a ${template.widthMm} x ${template.heightMm} mm label at ${dpi} dpi`,
+      { details: { qrDots: qr, widthDots: width, lengthDots: length } },
+    );
+  }
+  const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length });
+  if (template.rfid) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
+  b.qr(margin, margin, claims.digital_link, {
+    magnification: template.qrMagnification,
+    errorCorrection: 'M',
+  });
+
+  // Text to the right of the QR, or below it when the right side is too narrow.
+  const textHeight = Math.max(12, dotsOf(2.5, dpi));
+  const step = textHeight + Math.round(textHeight / 3);
+  const right = width - (2 * margin + qr) >= dotsOf(12, dpi);
+  const x = right ? 2 * margin + qr : margin;
+  let y = right ? margin : 2 * margin + qr;
+  const maxChars = Math.floor((width - x - margin) / (textHeight * 0.6));
+  let omitted = 0;
+  for (const line of template.textLines) {
+    const text = zplSafeText(line).slice(0, maxChars).trimEnd();
+    if (text.length === 0) continue;
+    if (y + textHeight > length - margin || maxChars < 1) {
+      omitted++;
+      continue;
+    }
+    b.text(x, y, text, { height: textHeight });
+    y += step;
+  }
+  if (template.rfid) b.writeEpc(claims.sgtin96_epc).readBackEpc();
+  const zpl = b.toString() + '\n';
+  return {
+    language: 'zpl',
+    payload: Buffer.from(zpl, 'latin1'),
+    zpl,
+    rfid: template.rfid,
+    omittedLines: omitted,
+  };
+}

@@ -1,0 +1,2 @@
+export * from './agent.js';
+export * from './views.js';

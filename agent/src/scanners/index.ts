@@ -1,0 +1,3 @@
+export * from './types.js';
+export * from './line-scanner.js';
+export * from './create.js';

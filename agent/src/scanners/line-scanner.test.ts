@@ -1,0 +1,90 @@
+/** The line scanner against the simulated scanner on a real pty, reading what the simulated printer printed. */
+import net from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  openHostLink,
+  startPrinter,
+  startScanner,
+  type PrinterHandle,
+  type ScannerHandle,
+} from '@dpp/firmware-sim';
+import { isAgentError } from '../errors.js';
+import { renderLabel } from '../render/index.js';
+import { claimsFor } from '../testing/fixtures.js';
+import { SerialLink, TcpLink } from '../transports/index.js';
+import { LineScanner } from './line-scanner.js';
+
+describe('LineScanner on a pty', () => {
+  let printer: PrinterHandle;
+  let sim: ScannerHandle;
+  let scanner: LineScanner;
+
+  async function start(rfid = true) {
+    printer = await startPrinter({ transport: 'tcp', port: 0, rfid });
+    sim = await startScanner({ printer, transport: 'pty' });
+    scanner = new LineScanner({
+      name: 'scan-1',
+      link: new SerialLink({ path: sim.path!, baudRate: 115200 }),
+    });
+  }
+  beforeEach(() => start());
+  afterEach(async () => {
+    await scanner?.close();
+    await sim?.close();
+    await printer?.close();
+  });
+
+  async function print(serial: string, rfid = true) {
+    const claims = claimsFor(serial);
+    const r = await renderLabel(claims, { language: 'zpl', dpi: 203, rfid, template: {} });
+    const link = await openHostLink({ port: printer.port! });
+    const before = printer.labels.length;
+    await link.write(r.payload);
+    await printer.waitForLabels(before + 1, 15_000);
+    await link.close();
+    return claims;
+  }
+
+  it('reads the QR and the tag of the last label', async () => {
+    const claims = await print('8001');
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({
+      symbol: claims.digital_link,
+      epc: claims.sgtin96_epc,
+    });
+    const next = await print('8002');
+    expect((await scanner.scan({ timeoutMs: 3000 })).symbol).toBe(next.digital_link);
+  });
+
+  it('says NOREAD for a smudged label and NOTAG before anything was printed', async () => {
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: null, epc: null });
+    printer.faults.scriptNext('smudged');
+    const claims = await print('8003');
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: null, epc: claims.sgtin96_epc });
+  });
+
+  it('says NOTAG for a label without RFID', async () => {
+    await scanner.close();
+    await sim.close();
+    await printer.close();
+    await start(false);
+    const claims = await print('8004', false);
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: claims.digital_link, epc: null });
+  });
+});
+
+describe('LineScanner timeout', () => {
+  it('throws SCANNER_TIMEOUT when the scanner says nothing', async () => {
+    const server = net.createServer((s) => s.on('data', () => {}));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const scanner = new LineScanner({ name: 'mute', link: new TcpLink({ host: '127.0.0.1', port }) });
+    try {
+      await expect(scanner.scan({ timeoutMs: 300 })).rejects.toSatisfy((e) =>
+        isAgentError(e, 'SCANNER_TIMEOUT'),
+      );
+    } finally {
+      await scanner.close();
+      server.close();
+    }
+  });
+});

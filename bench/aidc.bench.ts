@@ -1,0 +1,166 @@
+import { performance } from 'node:perf_hooks';
+import mqtt, { type MqttClient } from 'mqtt';
+import { deviceTopics } from '@dpp/shared';
+import {
+  type DialectName,
+  HttpPrintDevice,
+  enrollTestDevice,
+  printableProduct,
+  startTestControlPlane,
+  testDialects,
+} from '@dpp/control-plane/testing';
+import type { BenchRow } from './lib/table.js';
+
+const JOBS = 400;
+const DEVICES = 50;
+const NOTICE_DEVICES = 1000;
+const NOTICES = 10;
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+}
+
+/** 50 simulated devices claim and drive jobs to SEALED over HTTP until the queue is empty. */
+async function sealedPerSecond(dialect: DialectName): Promise<{ perSecond: number; claimMs: number[] }> {
+  const t = await startTestControlPlane({ dialect, env: { RATE_LIMITS: 'mid_market=1000000000/60' } });
+  try {
+    const admin = t.tenants.a.admin;
+    const p = await printableProduct(t.call, admin, JOBS);
+    for (const serial of p.serials) {
+      const r = await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } });
+      if (r.status !== 201) throw new Error(`job: ${r.status} ${r.text}`);
+    }
+    const devices = await Promise.all(
+      Array.from({ length: DEVICES }, async (_, i) =>
+        new HttpPrintDevice(t.call, await enrollTestDevice(t, admin, { name: `bench-${i}` })).init(),
+      ),
+    );
+    const claimMs: number[] = [];
+    let sealed = 0;
+    const started = performance.now();
+    await Promise.all(
+      devices.map(async (d) => {
+        for (;;) {
+          const c0 = performance.now();
+          const c = await d.claim();
+          claimMs.push(performance.now() - c0);
+          if (!c) return;
+          await d.seal(c);
+          sealed += 1;
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    if (sealed !== JOBS) throw new Error(`sealed ${sealed} of ${JOBS}`);
+    return { perSecond: sealed / seconds, claimMs: claimMs.sort((a, b) => a - b) };
+  } finally {
+    await t.close();
+  }
+}
+
+/** Time from a job's creation answer to its notice at each of 1,000 connected devices. */
+async function noticeLatency(): Promise<number[]> {
+  const t = await startTestControlPlane({ mqtt: true, env: { RATE_LIMITS: 'mid_market=1000000000/60' } });
+  const clients: MqttClient[] = [];
+  try {
+    const admin = t.tenants.a.admin;
+    const devices = [];
+    for (let i = 0; i < NOTICE_DEVICES; i += 50) {
+      devices.push(
+        ...(await Promise.all(
+          Array.from({ length: 50 }, (_, k) => enrollTestDevice(t, admin, { name: `n-${i + k}` })),
+        )),
+      );
+    }
+    const received = new Map<string, number[]>();
+    for (let i = 0; i < devices.length; i += 100) {
+      const batch = devices.slice(i, i + 100);
+      clients.push(
+        ...(await Promise.all(
+          batch.map(async (d) => {
+            const c = await mqtt.connectAsync(d.mqttUrl!, {
+              username: d.id,
+              password: await d.accessToken(),
+              reconnectPeriod: 0,
+            });
+            c.on('message', (_topic, payload) => {
+              const { jobRef } = JSON.parse(payload.toString()) as { jobRef: string };
+              const list = received.get(jobRef) ?? [];
+              list.push(performance.now());
+              received.set(jobRef, list);
+            });
+            await c.subscribeAsync(deviceTopics(d.tenantId, d.id).workNotice, { qos: 1 });
+            return c;
+          }),
+        )),
+      );
+    }
+    const p = await printableProduct(t.call, admin, NOTICES);
+    const latencies: number[] = [];
+    for (const serial of p.serials) {
+      const r = await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } });
+      const sent = performance.now();
+      const ref = r.body.data.jobRef as string;
+      const deadline = Date.now() + 10_000;
+      while ((received.get(ref)?.length ?? 0) < NOTICE_DEVICES && Date.now() < deadline) {
+        await new Promise((res) => setTimeout(res, 10));
+      }
+      const got = received.get(ref) ?? [];
+      if (got.length < NOTICE_DEVICES)
+        throw new Error(`only ${got.length} of ${NOTICE_DEVICES} devices heard ${ref}`);
+      latencies.push(...got.map((at) => Math.max(0, at - sent)));
+    }
+    return latencies.sort((a, b) => a - b);
+  } finally {
+    await Promise.all(clients.map((c) => c.endAsync(true)));
+    await t.close();
+  }
+}
+
+export async function run(): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const dialect of testDialects()) {
+    const { perSecond, claimMs } = await sealedPerSecond(dialect);
+    rows.push(
+      {
+        work: `print jobs sealed via HTTP, ${DEVICES} devices (${dialect})`,
+        figure: perSecond,
+        unit: 'jobs/s',
+        target: '>= 20 jobs/s (6 requests each)',
+        met: perSecond >= 20,
+      },
+      {
+        work: `  claim latency p50 (${dialect})`,
+        figure: percentile(claimMs, 50),
+        unit: 'ms',
+        target: '<= 50 ms',
+        met: percentile(claimMs, 50) <= 50,
+      },
+      {
+        work: `  claim latency p99 (${dialect})`,
+        figure: percentile(claimMs, 99),
+        unit: 'ms',
+        target: `<= 500 ms with ${DEVICES} devices at once`,
+        met: percentile(claimMs, 99) <= 500,
+      },
+    );
+  }
+  const notice = await noticeLatency();
+  rows.push(
+    {
+      work: `MQTT work notice latency p50, ${NOTICE_DEVICES} devices`,
+      figure: percentile(notice, 50),
+      unit: 'ms',
+      target: '<= 250 ms',
+      met: percentile(notice, 50) <= 250,
+    },
+    {
+      work: `  notice latency p99, ${NOTICE_DEVICES} devices`,
+      figure: percentile(notice, 99),
+      unit: 'ms',
+      target: '<= 1,000 ms',
+      met: percentile(notice, 99) <= 1000,
+    },
+  );
+  return rows;
+}

@@ -1,0 +1,193 @@
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/control-plane/testing';
+import { loadTest } from './lib/autocannon.js';
+import type { BenchRow } from './lib/table.js';
+
+/**
+ * A scanned label is one resolver redirect and then one passport read. A plant's labelling lines
+ * verify a few labels a second each and a consumer rush on one product is hundreds of scans a second,
+ * so a thousand a second per replica leaves room; a phone user should not wait on the redirect. The
+ * same-run ratio to bare node:http (as for the request chain) keeps the figure honest on a busy machine.
+ */
+const TARGET_RPS = 1_000;
+const TARGET_RATIO = 0.06;
+const TARGET_P99_MS = 200;
+/** Passports in the store, so lookups are not against a near-empty table. */
+const PASSPORTS = 200;
+
+function ok(r: CallResult, status: number, what: string): CallResult {
+  if (r.status !== status) throw new Error(`${what}: expected ${status}, got ${r.status} ${r.text}`);
+  return r;
+}
+
+/** The documented journey over HTTP: create, ready_for_dpp, generate, publish, publish-dpp. */
+async function livePassport(
+  t: TestControlPlane,
+  n: number,
+): Promise<{ id: string; gtin: string; serial: string }> {
+  const key = t.tenants.a.admin;
+  const gtin = '09506000134352';
+  const serial = `B${n}`;
+  const created = ok(
+    await t.call('POST', '/api/v2/products', {
+      key,
+      body: {
+        name: `Bench product ${n}`,
+        description: 'A product for the passport benchmarks',
+        category: 'electronics',
+        gtin,
+        serialNumber: serial,
+        granularity: 'item',
+        extensions: {
+          energyEfficiencyClass: 'B',
+          annualEnergyConsumptionKwh: 120,
+          repairabilityScore: 7.5,
+          weeeCategory: 'small_it_telecom',
+        },
+        customData: { erp: `E-${n}` },
+      },
+    }),
+    201,
+    'create',
+  );
+  const id = created.body.id as string;
+  for (const stage of ['validated', 'ready_for_dpp']) {
+    ok(
+      await t.call('POST', `/api/v2/products/${id}/lifecycle/transition`, { key, body: { stage } }),
+      200,
+      stage,
+    );
+  }
+  ok(
+    await t.call('POST', '/api/v2/dpp/generate', {
+      key,
+      body: { productId: id },
+      headers: { Prefer: 'wait=20' },
+    }),
+    200,
+    'generate',
+  );
+  ok(
+    await t.call('POST', `/api/v2/dpp/${id}/publish`, {
+      key,
+      body: {
+        amendmentReason: 'Benchmark publication',
+        updates: { repair: { score: 7, parts: ['battery', 'screen'] } },
+      },
+    }),
+    201,
+    'publish',
+  );
+  ok(
+    await t.call('POST', `/api/v2/products/${id}/publish-dpp`, {
+      key,
+      body: {},
+      headers: { 'Idempotency-Key': randomUUID() },
+    }),
+    201,
+    'publish-dpp',
+  );
+  return { id, gtin, serial };
+}
+
+async function bare(
+  status: number,
+  headers: Record<string, string>,
+  body: Buffer,
+): Promise<{ url: string; close: () => void }> {
+  const server = http.createServer((_req, res) => {
+    res.writeHead(status, { ...headers, 'content-length': body.length });
+    res.end(body);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+}
+
+/**
+ * Public, unauthenticated throughput on SQLite: GS1 resolver redirects (/01/{gtin}/21/{serial} -> 302
+ * /p/{uid}) and public passport reads (GET /api/v2/public/passport/{uid}), each next to a bare node:http
+ * server answering the same bytes in the same run. autocannon runs in its own process.
+ */
+export async function run(): Promise<BenchRow[]> {
+  const t = await startTestControlPlane();
+  try {
+    let sample = { id: '', gtin: '', serial: '' };
+    for (let i = 1; i <= PASSPORTS; i++) sample = await livePassport(t, i);
+    const resolverPath = `/01/${sample.gtin}/21/${sample.serial}`;
+    const redirect = await t.call('GET', resolverPath);
+    if (redirect.status !== 302) throw new Error(`resolver answered ${redirect.status}`);
+    const readPath = `/api/v2/public/passport/${sample.id}`;
+    const read = await t.call('GET', readPath);
+    if (read.status !== 200) throw new Error(`public read answered ${read.status}`);
+
+    const bareRedirect = await bare(
+      302,
+      { location: redirect.headers.get('location')!, link: redirect.headers.get('link')! },
+      Buffer.alloc(0),
+    );
+    const bareRead = await bare(
+      200,
+      { 'content-type': 'application/json; charset=utf-8' },
+      Buffer.from(read.text),
+    );
+    try {
+      const peerRedirects = await loadTest(`${bareRedirect.url}${resolverPath}`);
+      const redirects = await loadTest(`${t.url}${resolverPath}`);
+      const peerReads = await loadTest(`${bareRead.url}${readPath}`);
+      const reads = await loadTest(`${t.url}${readPath}`);
+      // autocannon counts a 302 as non-2xx: every resolver answer must be one, and none may fail.
+      if (redirects.errors > 0 || reads.errors > 0 || reads.non2xx > 0) {
+        throw new Error(
+          `errors: resolver ${redirects.errors}, reads ${reads.errors} (+${reads.non2xx} non-2xx)`,
+        );
+      }
+      return [
+        {
+          work: `GS1 resolver 302 -> /p/{uid} (SQLite, ${PASSPORTS} passports)`,
+          figure: redirects.requestsPerSecond,
+          unit: 'req/s',
+          peer: { label: 'bare node:http 302, same headers', figure: peerRedirects.requestsPerSecond },
+          ratio: redirects.requestsPerSecond / peerRedirects.requestsPerSecond,
+          target: `>= ${TARGET_RPS}/s and >= ${TARGET_RATIO} of bare`,
+          met:
+            redirects.requestsPerSecond >= TARGET_RPS &&
+            redirects.requestsPerSecond / peerRedirects.requestsPerSecond >= TARGET_RATIO,
+        },
+        {
+          work: '  resolver latency p99',
+          figure: redirects.latencyP99Ms,
+          unit: 'ms',
+          peer: { label: 'bare p99', figure: peerRedirects.latencyP99Ms },
+          target: `<= ${TARGET_P99_MS} ms at 50 connections`,
+          met: redirects.latencyP99Ms <= TARGET_P99_MS,
+        },
+        {
+          work: 'public passport read, JSON with Merkle proofs (SQLite)',
+          figure: reads.requestsPerSecond,
+          unit: 'req/s',
+          peer: { label: 'bare node:http, same bytes', figure: peerReads.requestsPerSecond },
+          ratio: reads.requestsPerSecond / peerReads.requestsPerSecond,
+          target: `>= ${TARGET_RPS}/s and >= ${TARGET_RATIO} of bare`,
+          met:
+            reads.requestsPerSecond >= TARGET_RPS &&
+            reads.requestsPerSecond / peerReads.requestsPerSecond >= TARGET_RATIO,
+        },
+        {
+          work: '  public read latency p99',
+          figure: reads.latencyP99Ms,
+          unit: 'ms',
+          peer: { label: 'bare p99', figure: peerReads.latencyP99Ms },
+          target: `<= ${TARGET_P99_MS} ms at 50 connections`,
+          met: reads.latencyP99Ms <= TARGET_P99_MS,
+        },
+      ];
+    } finally {
+      bareRedirect.close();
+      bareRead.close();
+    }
+  } finally {
+    await t.close();
+  }
+}

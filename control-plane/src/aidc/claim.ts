@@ -1,0 +1,202 @@
+import { randomUUID } from 'node:crypto';
+import { AIDC_ENVELOPE_TYPE, type AidcEnvelopeClaims } from '@dpp/shared';
+import { ApiError } from '../http/api-error.js';
+import type { Keyring } from '../signing/index.js';
+import type { Db, Dialect, PrintJobTable } from '../store/index.js';
+import type { AidcSettings } from './jobs.js';
+import { type JobView, jobView } from './model.js';
+
+export interface ClaimRequest {
+  printer: { name: string; rfid: boolean };
+}
+
+export interface Claimed {
+  job: JobView;
+  attemptId: string;
+  envelope: string;
+  leaseExpiresAt: string;
+}
+
+export interface ClaimDeps {
+  db: Db;
+  dialect: Dialect;
+  keyring: Keyring;
+  issuer: string;
+  settings: AidcSettings;
+  now: () => number;
+}
+
+/**
+ * Signs the envelope of one attempt: a compact JWS (EdDSA) whose audience is the device and whose
+ * expiry is the lease's. The agent verifies it against /.well-known/jwks.json before printing.
+ */
+export async function signEnvelope(
+  keyring: Keyring,
+  issuer: string,
+  job: PrintJobTable,
+  deviceId: string,
+  jti: string,
+  now: number,
+): Promise<string> {
+  const claims: AidcEnvelopeClaims = {
+    iss: issuer,
+    aud: deviceId,
+    jti,
+    iat: Math.floor(now / 1000),
+    exp: Math.floor(Date.parse(job.lease_expires_at!) / 1000),
+    job_ref: job.job_ref,
+    attempt_id: job.attempt_id!,
+    tenant_id: job.tenant_id,
+    gtin: job.gtin,
+    serial: job.serial,
+    digital_link: job.digital_link,
+    sgtin96_epc: job.sgtin96_epc,
+    label_template: JSON.parse(job.label_template),
+    lease_expires_at: job.lease_expires_at!,
+  };
+  return keyring.signCompact(new TextEncoder().encode(JSON.stringify(claims)), AIDC_ENVELOPE_TYPE);
+}
+
+/**
+ * Takes the oldest claimable job of the device's tenant that this printer can print: QUEUED, or FAILED with
+ * retries left; bound to no printer or to this one; needing RFID only if the printer encodes. One UPDATE
+ * with the choice as a subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite), so no
+ * job is ever held by two live attempts. A fresh attempt_id is the fencing token of every later result.
+ */
+export async function claimJob(
+  deps: ClaimDeps,
+  tenantId: string,
+  deviceId: string,
+  req: ClaimRequest,
+): Promise<Claimed | null> {
+  const t = deps.now();
+  const iso = new Date(t).toISOString();
+  const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
+  const attemptId = randomUUID();
+  const jti = randomUUID();
+  return deps.db.transaction().execute(async (trx) => {
+    let choice = trx
+      .selectFrom('print_jobs')
+      .select('job_ref')
+      .where('tenant_id', '=', tenantId)
+      .where((eb) =>
+        eb.or([
+          eb('state', '=', 'QUEUED'),
+          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
+        ]),
+      )
+      .where((eb) => eb.or([eb('printer', 'is', null), eb('printer', '=', req.printer.name)]))
+      .orderBy('created_at')
+      .orderBy('job_ref')
+      .limit(1);
+    if (!req.printer.rfid) choice = choice.where('requires_rfid', '=', 0);
+    if (deps.dialect === 'postgres') choice = choice.forUpdate().skipLocked();
+    const row = await trx
+      .updateTable('print_jobs')
+      .set((eb) => ({
+        state: 'CLAIMED',
+        attempt_id: attemptId,
+        attempt_count: eb('attempt_count', '+', 1),
+        device_id: deviceId,
+        lease_expires_at: leaseExpiresAt,
+        updated_at: iso,
+      }))
+      .where('job_ref', '=', choice)
+      .where((eb) =>
+        eb.or([
+          eb('state', '=', 'QUEUED'),
+          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) return null;
+    await trx
+      .insertInto('print_attempts')
+      .values({
+        attempt_id: attemptId,
+        job_ref: row.job_ref,
+        tenant_id: tenantId,
+        device_id: deviceId,
+        printer: req.printer.name,
+        number: row.attempt_count,
+        envelope_jti: jti,
+        claimed_at: iso,
+        state: 'CLAIMED',
+        ended_at: null,
+        failure_reason: null,
+      })
+      .execute();
+    const envelope = await signEnvelope(deps.keyring, deps.issuer, row, deviceId, jti, t);
+    return { job: jobView(row), attemptId, envelope, leaseExpiresAt };
+  });
+}
+
+/**
+ * Extends the lease of the current attempt while the job is in progress, and returns a fresh envelope
+ * with the new expiry. A superseded attempt is 409 STALE_ATTEMPT; an expired lease is 410 ENVELOPE_EXPIRED.
+ */
+export async function heartbeat(
+  deps: ClaimDeps,
+  tenantId: string,
+  deviceId: string,
+  jobRef: string,
+  attemptId: string,
+): Promise<{ leaseExpiresAt: string; envelope: string }> {
+  const t = deps.now();
+  const iso = new Date(t).toISOString();
+  const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
+  const row = await deps.db
+    .updateTable('print_jobs')
+    .set({ lease_expires_at: leaseExpiresAt, updated_at: iso })
+    .where('tenant_id', '=', tenantId)
+    .where('job_ref', '=', jobRef)
+    .where('attempt_id', '=', attemptId)
+    .where('device_id', '=', deviceId)
+    .where('state', 'in', ['CLAIMED', 'RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED'])
+    .where('lease_expires_at', '>', iso)
+    .returningAll()
+    .executeTakeFirst();
+  if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);
+  const envelope = await signEnvelope(deps.keyring, deps.issuer, row, deviceId, randomUUID(), t);
+  return { leaseExpiresAt, envelope };
+}
+
+/** Why a guarded statement on a job matched nothing: 404, 409 STALE_ATTEMPT, 410 or 409 INVALID_TRANSITION. */
+export async function explainRefusal(
+  db: Db,
+  tenantId: string,
+  jobRef: string,
+  attemptId: string,
+  nowIso: string,
+  to?: string,
+): Promise<ApiError> {
+  const job = await db
+    .selectFrom('print_jobs')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('job_ref', '=', jobRef)
+    .executeTakeFirst();
+  if (!job) return ApiError.notFound('Print job');
+  if (job.attempt_id !== attemptId) {
+    return new ApiError('STALE_ATTEMPT', 'This attempt was superseded by a newer claim of the job', {
+      details: { jobRef, attemptId, currentAttemptId: job.attempt_id },
+    });
+  }
+  const attempt = await db
+    .selectFrom('print_attempts')
+    .select(['failure_reason'])
+    .where('attempt_id', '=', attemptId)
+    .executeTakeFirst();
+  if (
+    (job.lease_expires_at && job.lease_expires_at <= nowIso) ||
+    attempt?.failure_reason === 'lease_expired'
+  ) {
+    return new ApiError('ENVELOPE_EXPIRED', 'The lease of this attempt, and so its envelope, has expired', {
+      details: { jobRef, attemptId, leaseExpiredAt: job.lease_expires_at },
+    });
+  }
+  return new ApiError('INVALID_TRANSITION', `A ${job.state} job cannot move to ${to ?? 'that state'}`, {
+    details: { jobRef, from: job.state, ...(to ? { to } : {}) },
+  });
+}

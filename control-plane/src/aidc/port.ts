@@ -1,0 +1,42 @@
+import type { Db } from '../store/index.js';
+
+/** A serial allocated by the carriers domain, with what a label needs. */
+export interface AllocatedSerial {
+  productId: string;
+  productName: string;
+  gtin: string;
+  serial: string;
+  digitalLink: string;
+  sgtin96Epc: string;
+}
+
+export interface PrintOutcome {
+  tenantId: string;
+  gtin: string;
+  serial: string;
+  jobRef: string;
+  deviceId: string | null;
+  at: string;
+  correlationId: string | null;
+}
+
+/**
+ * What the AIDC domain needs from the print loop (carriers) and passports, wired in the composition root
+ * so the domains stay independent. Every write runs in the caller's transaction.
+ */
+export interface PrintLoopPort {
+  findAllocatedSerial(
+    db: Db,
+    tenantId: string,
+    gtin: string,
+    serial: string,
+  ): Promise<AllocatedSerial | null>;
+  /** The passport's readyToPrint flag (api-v2.md: a validation recorded and the passport published). */
+  isReadyToPrint(db: Db, tenantId: string, productId: string): Promise<boolean>;
+  /** The product now has serials in the print loop (DELETE answers PRODUCT_REFERENCED). */
+  markInPrintLoop(db: Db, tenantId: string, productId: string): Promise<void>;
+  /** SEALED: metadata.print = printed, the EPCIS commissioning event, print.confirmed queued. */
+  confirmPrinted(db: Db, outcome: PrintOutcome): Promise<void>;
+  /** DEAD_LETTER: metadata.print = failed (the serial joins the re-print file), print.failed queued. */
+  confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void>;
+}

@@ -1,0 +1,326 @@
+import { randomUUID } from 'node:crypto';
+import { type JWK, compactVerify, importJWK } from 'jose';
+import { z } from 'zod';
+import {
+  AttestationSchema,
+  EVIDENCE_BUNDLE_TYPE,
+  EvidenceBundlePayloadSchema,
+  EvidenceBundleSchema,
+  FailureSchema,
+  RenderManifestSchema,
+  type ResultState,
+  ScanResultSchema,
+  SpoolReceiptSchema,
+  canonicalJson,
+  resultSources,
+} from '@dpp/shared';
+import { recordAudit } from '../audit/index.js';
+import { ApiError } from '../http/api-error.js';
+import { findIdempotentReply, storeIdempotentReply } from '../http/idempotency.js';
+import type { Principal } from '../http/principal.js';
+import type { IdempotencyClaim, JsonReply } from '../http/route.js';
+import { parseOrThrow } from '../http/validate.js';
+import type { Db, PrintJobTable } from '../store/index.js';
+import { explainRefusal } from './claim.js';
+import { jobView } from './model.js';
+import type { PrintLoopPort } from './port.js';
+
+/** The evidence object each result carries, keyed by artifact name (api-v2.md: evidence artifacts). */
+export const EVIDENCE_SCHEMAS = {
+  RENDERED: z.object({ render_manifest: RenderManifestSchema }),
+  SPOOL_SUBMITTED: z.object({ spool_receipt: SpoolReceiptSchema }),
+  PRINTED_ATTESTED: z.object({ attestation: AttestationSchema }),
+  SCAN_VERIFIED: z.object({ scan_result: ScanResultSchema }),
+  SEALED: z.object({ evidence_bundle: EvidenceBundleSchema }),
+  FAILED: z.object({ failure: FailureSchema }),
+} satisfies Record<ResultState, z.ZodType>;
+
+export interface ResultInput {
+  status: ResultState;
+  evidence: Record<string, unknown>;
+  attempt_id: string;
+}
+
+export interface ResultDeps {
+  db: Db;
+  port: PrintLoopPort;
+  idempotencyTtlHours: number;
+  now: () => number;
+}
+
+function rejected(message: string, details: Record<string, unknown>): ApiError {
+  return new ApiError('EVIDENCE_REJECTED', message, { details });
+}
+
+/** Who may report what: the system never attests; only the holding device reports machine evidence. */
+function checkActor(principal: Principal, job: PrintJobTable, input: ResultInput): void {
+  if (principal.type === 'device') {
+    if (principal.id !== job.device_id) {
+      throw new ApiError('FORBIDDEN', 'Only the device holding this attempt may report its results', {
+        details: { jobRef: job.job_ref },
+      });
+    }
+    if (input.status === 'PRINTED_ATTESTED') {
+      const actor = (input.evidence.attestation as { actor: { type: string; id: string } }).actor;
+      if (actor.type === 'device' && actor.id !== principal.id) {
+        throw rejected('A device attestation must name the reporting device', {
+          field: 'evidence.attestation.actor.id',
+        });
+      }
+    }
+    return;
+  }
+  // An API key is a person at a console: it may attest as a human or fail a job, nothing machine-observable.
+  const human =
+    input.status === 'FAILED' ||
+    (input.status === 'PRINTED_ATTESTED' &&
+      (input.evidence.attestation as { actor: { type: string } }).actor.type === 'human');
+  if (!human) {
+    throw new ApiError(
+      'FORBIDDEN',
+      `${input.status} is reported by the device; a person may only attest or fail`,
+      {
+        details: { status: input.status },
+      },
+    );
+  }
+}
+
+async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+  const e = input.evidence;
+  if (input.status === 'RENDERED') {
+    const m = e.render_manifest as z.infer<typeof RenderManifestSchema>;
+    if (m.digitalLink !== job.digital_link) {
+      throw rejected('The rendered QR does not carry the job Digital Link', {
+        expected: job.digital_link,
+        got: m.digitalLink,
+      });
+    }
+    if (m.sgtin96Epc && m.sgtin96Epc !== job.sgtin96_epc) {
+      throw rejected('The rendered EPC is not the job SGTIN-96', {
+        expected: job.sgtin96_epc,
+        got: m.sgtin96Epc,
+      });
+    }
+  }
+  if (input.status === 'PRINTED_ATTESTED') {
+    const a = e.attestation as z.infer<typeof AttestationSchema>;
+    if (a.epcReadBack && a.epcReadBack !== job.sgtin96_epc) {
+      throw rejected('The EPC read back is not the job SGTIN-96', {
+        expected: job.sgtin96_epc,
+        got: a.epcReadBack,
+      });
+    }
+  }
+  if (input.status === 'SCAN_VERIFIED') {
+    const s = e.scan_result as z.infer<typeof ScanResultSchema>;
+    if (s.decodedLink !== job.digital_link) {
+      throw rejected('The scanned label does not carry the job Digital Link', {
+        expected: job.digital_link,
+        got: s.decodedLink,
+      });
+    }
+    if (s.epcRead !== undefined && s.epcRead !== job.sgtin96_epc) {
+      throw rejected('The scanned tag does not carry the job SGTIN-96', {
+        expected: job.sgtin96_epc,
+        got: s.epcRead,
+      });
+    }
+  }
+  if (input.status === 'SEALED') await checkBundle(db, job, input);
+}
+
+/**
+ * The evidence bundle is a JWS signed by the device key over everything the attempt reported; it must
+ * verify, name this job, attempt and envelope, and match the evidence already recorded.
+ */
+async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+  const device = await db
+    .selectFrom('devices')
+    .select('public_jwk')
+    .where('id', '=', job.device_id!)
+    .executeTakeFirst();
+  const attempt = await db
+    .selectFrom('print_attempts')
+    .select('envelope_jti')
+    .where('attempt_id', '=', input.attempt_id)
+    .executeTakeFirstOrThrow();
+  const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
+  let payload: unknown;
+  try {
+    const key = await importJWK(JSON.parse(device!.public_jwk) as JWK, 'EdDSA');
+    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
+    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
+      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
+    payload = JSON.parse(new TextDecoder().decode(verified.payload));
+  } catch (err) {
+    throw rejected(`The evidence bundle does not verify with the device key: ${(err as Error).message}`, {
+      field: 'evidence.evidence_bundle.jws',
+    });
+  }
+  const bundle = parseOrThrow(EvidenceBundlePayloadSchema, payload, 'body');
+  const mismatch =
+    bundle.jobRef !== job.job_ref
+      ? 'jobRef'
+      : bundle.attemptId !== input.attempt_id
+        ? 'attemptId'
+        : bundle.deviceId !== job.device_id
+          ? 'deviceId'
+          : bundle.envelopeJti !== attempt.envelope_jti
+            ? 'envelopeJti'
+            : null;
+  if (mismatch) throw rejected(`The evidence bundle names another ${mismatch}`, { field: mismatch });
+  const recorded = await db
+    .selectFrom('print_evidence')
+    .select(['kind', 'payload'])
+    .where('attempt_id', '=', input.attempt_id)
+    .execute();
+  const byKind = new Map(recorded.map((r) => [r.kind, JSON.parse(r.payload) as Record<string, unknown>]));
+  // Every artifact in the bundle must be exactly (RFC 8785) what this attempt reported.
+  const pairs: [string, unknown][] = [
+    ['render_manifest', bundle.renderManifest],
+    ['spool_receipt', bundle.spoolReceipt],
+    ['attestation', bundle.attestation],
+    ['scan_result', bundle.scanResult],
+  ];
+  const differs = pairs.find(([kind, inBundle]) => {
+    const reported = byKind.get(kind);
+    return reported === undefined || canonicalJson(reported) !== canonicalJson(inBundle);
+  });
+  if (differs) {
+    throw rejected(`The evidence bundle's ${differs[0]} is not the one reported for this attempt`, {
+      field: `evidence.evidence_bundle.${differs[0]}`,
+    });
+  }
+}
+
+const KIND: Record<ResultState, string> = {
+  RENDERED: 'render_manifest',
+  SPOOL_SUBMITTED: 'spool_receipt',
+  PRINTED_ATTESTED: 'attestation',
+  SCAN_VERIFIED: 'scan_result',
+  SEALED: 'evidence_bundle',
+  FAILED: 'failure',
+};
+
+/**
+ * Moves a job by one result, as the spec's table says: one guarded UPDATE (tenant, job, current attempt,
+ * allowed source state, live lease), the evidence, the attempt, SEALED's side effects and the
+ * Idempotency-Key, all in one transaction.
+ */
+export async function reportResult(
+  deps: ResultDeps,
+  principal: Principal,
+  jobRef: string,
+  input: ResultInput,
+  idempotency: IdempotencyClaim | null,
+  correlationId: string,
+): Promise<JsonReply & { replayed?: true }> {
+  const tenantId = principal.tenant.id;
+  if (idempotency) {
+    const replay = await findIdempotentReply(deps.db, idempotency, deps.now);
+    if (replay) return replay;
+  }
+  const t = deps.now();
+  const iso = new Date(t).toISOString();
+  const job = await deps.db
+    .selectFrom('print_jobs')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('job_ref', '=', jobRef)
+    .executeTakeFirst();
+  if (!job) throw ApiError.notFound('Print job');
+  const sources = resultSources(input.status);
+  const live =
+    job.attempt_id === input.attempt_id && job.lease_expires_at !== null && job.lease_expires_at > iso;
+  if (!live || !sources.includes(job.state as never)) {
+    throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
+  }
+  const schema = z.object({ evidence: EVIDENCE_SCHEMAS[input.status] as z.ZodType<Record<string, unknown>> });
+  input.evidence = parseOrThrow(schema, { evidence: input.evidence }, 'body').evidence;
+  checkActor(principal, job, input);
+  await checkEvidence(deps.db, job, input);
+
+  const terminal = input.status === 'SEALED';
+  const failed = input.status === 'FAILED';
+  const failure = failed ? (input.evidence.failure as { reason: string; detail?: string }) : null;
+  try {
+    return await deps.db.transaction().execute(async (trx) => {
+      const updated = await trx
+        .updateTable('print_jobs')
+        .set({
+          state: input.status,
+          updated_at: iso,
+          ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
+          ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
+        })
+        .where('tenant_id', '=', tenantId)
+        .where('job_ref', '=', jobRef)
+        .where('attempt_id', '=', input.attempt_id)
+        .where('state', 'in', sources)
+        .where('lease_expires_at', '>', iso)
+        .returningAll()
+        .executeTakeFirst();
+      if (!updated) throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, input.status);
+      await trx
+        .insertInto('print_evidence')
+        .values({
+          id: randomUUID(),
+          job_ref: jobRef,
+          attempt_id: input.attempt_id,
+          tenant_id: tenantId,
+          state: input.status,
+          kind: KIND[input.status],
+          payload: JSON.stringify(input.evidence[KIND[input.status]]),
+          actor_type: principal.type,
+          actor_id: principal.id,
+          recorded_at: iso,
+        })
+        .execute();
+      await trx
+        .updateTable('print_attempts')
+        .set({
+          state: input.status,
+          ...(terminal || failed ? { ended_at: iso } : {}),
+          ...(failed ? { failure_reason: failure!.reason } : {}),
+        })
+        .where('attempt_id', '=', input.attempt_id)
+        .execute();
+      if (terminal) {
+        await deps.port.confirmPrinted(trx, {
+          tenantId,
+          gtin: job.gtin,
+          serial: job.serial,
+          jobRef,
+          deviceId: job.device_id,
+          at: iso,
+          correlationId,
+        });
+      }
+      await recordAudit(trx, {
+        tenantId,
+        actor: { type: principal.type, id: principal.id },
+        action: `print_job.${input.status.toLowerCase()}`,
+        resource: { type: 'print_job', id: jobRef },
+        correlationId,
+        details: {
+          attemptId: input.attempt_id,
+          from: job.state,
+          ...(failure ? { reason: failure.reason } : {}),
+        },
+      });
+      const reply: JsonReply = { status: 200, body: { data: jobView(updated) } };
+      if (idempotency)
+        await storeIdempotentReply(trx, idempotency, reply, deps.idempotencyTtlHours, deps.now);
+      return reply;
+    });
+  } catch (err) {
+    // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
+    // update found the state already moved): its reply is ours.
+    if (idempotency) {
+      const replay = await findIdempotentReply(deps.db, idempotency, deps.now);
+      if (replay) return replay;
+    }
+    throw err;
+  }
+}

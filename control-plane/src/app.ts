@@ -1,0 +1,153 @@
+import express, { type Express } from 'express';
+import type { Config } from './config/index.js';
+import { Metrics, healthRoutes } from './health/index.js';
+import { correlationId } from './http/correlation.js';
+import { errorHandler, notFoundOrMethodNotAllowed } from './http/errors.js';
+import { mountRoutes } from './http/mount.js';
+import type { Authenticator } from './http/principal.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { requestLog } from './http/request-log.js';
+import type { RouteDef } from './http/route.js';
+import type { Logger } from './logging/logger.js';
+import { openApiRoutes } from './openapi/index.js';
+import { outboxBacklog } from './outbox/index.js';
+import type { Store } from './store/index.js';
+import { type AidcRouteDeps, aidcRoutes } from './aidc/index.js';
+import type { Broker } from './broker/index.js';
+import { type DeviceService, deviceRoutes } from './devices/index.js';
+import { type TokenService, accessTokenAuthenticator, oauthRoutes } from './oauth/index.js';
+import { type Keyring, signingRoutes } from './signing/index.js';
+import { ingestRoutes } from './ingest/index.js';
+import { productRoutes } from './products/index.js';
+import {
+  type CredentialSigner,
+  type GenerationWorker,
+  localSigner,
+  passportRoutes,
+} from './passports/index.js';
+import { publicCors, publicRoutes } from './public/index.js';
+import { carrierRoutes } from './carriers/index.js';
+import { epcisRoutes } from './epcis/index.js';
+import { schemaRegistry, schemaRoutes } from './schemas/index.js';
+import { apiKeyAuthenticator, apiKeyRoutes } from './tenants/index.js';
+import { webRouter } from './web/index.js';
+import { type WebhookRuntime, urlPolicyFor, webhookRoutes } from './webhooks/index.js';
+
+export const API_VERSION = '2.0.0';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  now: () => number;
+  isShuttingDown: () => boolean;
+  services: AppServices;
+}
+
+/** Long-lived services the composition root creates before the HTTP surface. */
+export interface AppServices {
+  keyring: Keyring;
+  devices: DeviceService;
+  tokens: TokenService;
+  broker: Broker;
+  /** Webhook URL policy and delivery worker; without it, routes use the policy of `config.env`. */
+  webhooks?: WebhookRuntime;
+  /** The passport generation worker (woken when a request is queued) and the credential signer. */
+  passports?: { worker: GenerationWorker; signer: CredentialSigner };
+  /** Orchestrated print jobs. */
+  aidc?: AidcRouteDeps;
+  /** Asks the outbox dispatcher for a pass now (after a write that may have queued side effects). */
+  wakeOutbox?: () => void;
+}
+
+export interface BuiltApp {
+  app: Express;
+  routes: readonly RouteDef[];
+  metrics: Metrics;
+}
+
+/** Wires the HTTP surface: global middleware, every domain's operations, the web pages, 404/405, errors. */
+export function buildApp(deps: AppDeps): BuiltApp {
+  const { config, store, log, now } = deps;
+  const metrics = new Metrics();
+  const { keyring, devices, tokens, broker } = deps.services;
+  const authenticators: Authenticator[] = [
+    apiKeyAuthenticator(store.db, now),
+    accessTokenAuthenticator({ keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
+  ];
+
+  const routes: RouteDef[] = [];
+  routes.push(
+    ...healthRoutes({
+      metrics,
+      ping: store.ping,
+      isShuttingDown: deps.isShuttingDown,
+      beforeScrape: async () => metrics.outboxBacklog.set(await outboxBacklog(store.db)),
+    }),
+    ...openApiRoutes({ routes: () => routes, publicBaseUrl: config.publicBaseUrl, version: API_VERSION }),
+    ...apiKeyRoutes({ db: store.db }),
+    ...schemaRoutes({ registry: schemaRegistry, now }),
+    ...productRoutes({ db: store.db, registry: schemaRegistry, env: config.env, now }),
+    ...ingestRoutes({ db: store.db, registry: schemaRegistry, now }),
+    ...carrierRoutes({
+      db: store.db,
+      publicBaseUrl: config.publicBaseUrl,
+      idempotencyTtlHours: config.idempotencyTtlHours,
+      now,
+    }),
+    ...epcisRoutes({ db: store.db, now }),
+    ...signingRoutes({ keyring }),
+    ...oauthRoutes({ tokens }),
+    ...deviceRoutes({
+      devices,
+      issuer: config.publicBaseUrl,
+      tokenEndpoint: tokens.tokenEndpoint,
+      mqttUrl: broker.deviceUrl,
+      onRevoked: (id) => broker.disconnectDevice(id),
+    }),
+    ...webhookRoutes({
+      db: store.db,
+      policy: deps.services.webhooks?.policy ?? urlPolicyFor(config),
+      now,
+      onDeliveryQueued: () => deps.services.webhooks?.worker.wake(),
+    }),
+    ...passportRoutes({
+      db: store.db,
+      registry: schemaRegistry,
+      env: config.env,
+      publicBaseUrl: config.publicBaseUrl,
+      registryConnectors: config.registryConnectors,
+      signer: deps.services.passports?.signer ?? localSigner,
+      now,
+      onGenerationQueued: () => deps.services.passports?.worker.wake(),
+    }),
+    ...publicRoutes({ db: store.db, registry: schemaRegistry, publicBaseUrl: config.publicBaseUrl }),
+    ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),
+  );
+
+  const app = express();
+  app.disable('x-powered-by');
+  // API answers are per-credential and mostly uncacheable; hashing every body for an ETag costs ~10%.
+  app.set('etag', false);
+  app.set('trust proxy', 'loopback');
+  app.use(correlationId());
+  app.use(requestLog(log));
+  app.use(metrics.middleware());
+  app.use(publicCors());
+  app.use(
+    webRouter({ store, config, log, onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id) }),
+  );
+  const api = express.Router({ caseSensitive: true });
+  mountRoutes(api, routes, {
+    db: store.db,
+    authenticators,
+    limiter: new RateLimiter(config.rateLimits, now),
+    idempotencyTtlHours: config.idempotencyTtlHours,
+    now,
+    ...(deps.services.wakeOutbox ? { afterWrite: deps.services.wakeOutbox } : {}),
+  });
+  app.use(api);
+  app.use(notFoundOrMethodNotAllowed(routes));
+  app.use(errorHandler());
+  return { app, routes, metrics };
+}

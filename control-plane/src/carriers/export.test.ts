@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { buildDigitalLink, decodeSgtin96, encodeSgtin96 } from '@dpp/shared';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { labelCodes } from './codes.js';
+import { exportPages } from './export.js';
+import { allocate, createProduct, exportCsv, type CsvRow } from './test-support.js';
+
+const EXPORT = '/api/v2/carriers/export';
+/** The Digital Link origin of this suite's control plane. */
+const BASE = 'https://id.example.com';
+
+describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
+  let t: TestControlPlane;
+  let key: string;
+  let p7: { id: string; gtin: string };
+  let p9: { id: string; gtin: string };
+  let batch7: { batchId: string; serials: string[]; exportPath: string };
+  let batch9: { batchId: string; serials: string[]; exportPath: string };
+  let later7: { batchId: string; serials: string[] };
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({ dialect, env: { PUBLIC_BASE_URL: BASE } });
+    key = t.tenants.a.admin;
+    p7 = await createProduct(t, key);
+    p9 = await createProduct(t, key, { companyPrefixLength: 9 });
+    batch7 = await allocate(t, key, p7.id, 2_500);
+    batch9 = await allocate(t, key, p9.id, 700);
+    later7 = await allocate(t, key, p7.id, 300);
+  });
+  afterAll(() => t?.close());
+
+  function expectRowsOf(rows: CsvRow[], gtin: string, companyPrefixLength: number, serials: string[]) {
+    expect(rows.map((r) => r.serial)).toEqual(serials);
+    for (const r of rows) {
+      expect(r.gtin).toBe(gtin);
+      expect(r.digital_link).toBe(buildDigitalLink(BASE, gtin, r.serial));
+      expect(r.sgtin96_epc).toBe(
+        encodeSgtin96({ gtin, serial: r.serial, filter: 1, companyPrefixLength }).hex,
+      );
+      const decoded = decodeSgtin96(r.sgtin96_epc);
+      expect([decoded.gtin, decoded.serial, decoded.filter, decoded.companyPrefixLength]).toEqual([
+        r.gtin,
+        r.serial,
+        1,
+        companyPrefixLength,
+      ]);
+    }
+  }
+
+  it("exports a product's serials as CSV with every column; each EPC decodes to its own row", async () => {
+    const rows = await exportCsv(t, key, `productId=${p7.id}`);
+    expectRowsOf(rows, p7.gtin, 7, [...batch7.serials, ...later7.serials]);
+    const rows9 = await exportCsv(t, key, `productId=${p9.id}`);
+    expectRowsOf(rows9, p9.gtin, 9, batch9.serials);
+  });
+
+  it('narrows to one batch with batchId (the exportPath of carrier.generated)', async () => {
+    const rows = await exportCsv(t, key, batch9.exportPath.split('?')[1]!);
+    expectRowsOf(rows, p9.gtin, 9, batch9.serials);
+    const only = await exportCsv(t, key, `batchId=${later7.batchId}`);
+    expect(only.map((r) => r.serial)).toEqual(later7.serials);
+    const mismatch = await t.call('GET', `${EXPORT}?productId=${p7.id}&batchId=${batch9.batchId}`, { key });
+    expect(mismatch.status).toBe(404);
+  });
+
+  it('exports every serial of the workspace without productId, in serial order', async () => {
+    const rows = await exportCsv(t, key, '');
+    const serials = rows.map((r) => Number(r.serial));
+    expect(serials).toHaveLength(3_500);
+    expect(serials.every((s, i) => i === 0 || s > serials[i - 1]!)).toBe(true);
+    expect(new Set(rows.map((r) => r.gtin))).toEqual(new Set([p7.gtin, p9.gtin]));
+  });
+
+  it('exports JSON with the same rows and columns', async () => {
+    const res = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json`, { key });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual(['digital_link', 'gtin', 'serial', 'sgtin96_epc']);
+    const csv = await exportCsv(t, key, `productId=${p9.id}&format=CSV`);
+    expect(res.body.data).toEqual(csv);
+    const empty = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json&printState=printed`, { key });
+    expect(empty.body).toEqual({ data: [] });
+  });
+
+  it('streams as an attachment', async () => {
+    const res = await t.call('GET', `${EXPORT}?productId=${p9.id}`, { key });
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="carriers-${p9.id}.csv"`);
+    expect(res.headers.get('content-length')).toBeNull();
+  });
+
+  it('filters by printState: pending, printed, and failed as exactly the re-print file', async () => {
+    const s = batch9.serials;
+    const report = await t.call('POST', '/api/v2/carriers/print-status', {
+      key,
+      body: {
+        results: [
+          { serial: s[0]!, status: 'printed', deviceId: 'zt410-1' },
+          { serial: s[1]!, status: 'failed', reason: 'ribbon out' },
+          { serial: s[2]!, status: 'failed', reason: 'head open' },
+          { serial: s[3]!, status: 'failed', reason: 'jam' },
+        ],
+      },
+    });
+    expect(report.status).toBe(200);
+    const q = (state: string) => `productId=${p9.id}&printState=${state}`;
+    expect((await exportCsv(t, key, q('printed'))).map((r) => r.serial)).toEqual([s[0]]);
+    expect((await exportCsv(t, key, q('failed'))).map((r) => r.serial)).toEqual([s[1], s[2], s[3]]);
+    expect((await exportCsv(t, key, q('pending'))).map((r) => r.serial)).toEqual(s.slice(4));
+
+    // Re-printing a failed label takes it out of the re-print file; a later failure puts one back.
+    await t.call('POST', '/api/v2/carriers/print-status', {
+      key,
+      body: {
+        results: [
+          { serial: s[1]!, status: 'printed' },
+          { serial: s[0]!, status: 'failed', reason: 'smudged' },
+        ],
+      },
+    });
+    const reprint = await exportCsv(t, key, q('failed'));
+    expect(reprint.map((r) => r.serial)).toEqual([s[0], s[2], s[3]]);
+    expectRowsOf(reprint, p9.gtin, 9, [s[0]!, s[2]!, s[3]!]);
+    expect((await exportCsv(t, key, q('printed'))).map((r) => r.serial)).toEqual([s[1]]);
+  });
+
+  it('refuses an unknown printState with 422 INVALID_PRINT_STATE and an unknown format with 400', async () => {
+    for (const state of ['PRINTED', 'done', '']) {
+      const res = await t.call('GET', `${EXPORT}?productId=${p7.id}&printState=${state}`, { key });
+      expect(res.status, state).toBe(422);
+      expect(res.body.error.code).toBe('INVALID_PRINT_STATE');
+      expect(res.body.error.details.allowed).toEqual(['printed', 'failed', 'pending']);
+    }
+    const format = await t.call('GET', `${EXPORT}?productId=${p7.id}&format=xml`, { key });
+    expect(format.status).toBe(400);
+    expect(format.body.error.details.field).toBe('format');
+  });
+
+  it("answers 404 for an unknown product or batch and for another workspace's", async () => {
+    expect((await t.call('GET', `${EXPORT}?productId=${randomUUID()}`, { key })).status).toBe(404);
+    expect((await t.call('GET', `${EXPORT}?batchId=${randomUUID()}`, { key })).status).toBe(404);
+    const b = t.tenants.b.admin;
+    expect((await t.call('GET', `${EXPORT}?productId=${p7.id}`, { key: b })).status).toBe(404);
+    expect((await t.call('GET', `${EXPORT}?batchId=${batch7.batchId}`, { key: b })).status).toBe(404);
+    const theirs = await t.call('GET', EXPORT, { key: b });
+    expect(theirs.text).toBe('gtin,serial,digital_link,sgtin96_epc\r\n');
+  });
+
+  it('requires production:view', async () => {
+    const res = await t.call('GET', `${EXPORT}?productId=${p7.id}`, { key: t.tenants.a.readOnly });
+    expect(res.status).toBe(403);
+    expect(res.body.error.details.required).toBe('production:view');
+  });
+
+  it('pages by keyset: small pages give the same rows as one page', async () => {
+    const db = t.cp.store.db;
+    const filter = { tenantId: t.tenants.a.id, productId: p7.id };
+    const paged: string[] = [];
+    let pages = 0;
+    for await (const page of exportPages(db, BASE, filter, 7)) {
+      expect(page.length).toBeLessThanOrEqual(7);
+      paged.push(...page.map((r) => r.serial));
+      pages += 1;
+    }
+    expect(paged).toEqual([...batch7.serials, ...later7.serials]);
+    expect(pages).toBe(Math.ceil(2_800 / 7));
+    const range = { first: Number(later7.serials[0]), last: Number(later7.serials[299]) };
+    const ranged: string[] = [];
+    for await (const page of exportPages(db, BASE, { ...filter, range }, 100)) {
+      ranged.push(...page.map((r) => r.serial));
+    }
+    expect(ranged).toEqual(later7.serials);
+  });
+
+  it('builds the same codes as the codec for any serial, up to 2^38 - 1', () => {
+    const codes = labelCodes('https://id.example.com/', p9.gtin, 9);
+    for (const serial of ['0', '1', '9', '4095', '262143', '262144', '1000000007', '274877906943']) {
+      expect(codes.sgtin96(serial)).toBe(
+        encodeSgtin96({ gtin: p9.gtin, serial, filter: 1, companyPrefixLength: 9 }).hex,
+      );
+      expect(codes.digitalLink(serial)).toBe(buildDigitalLink('https://id.example.com/', p9.gtin, serial));
+      expect(codes.epcUri(serial)).toBe(
+        encodeSgtin96({ gtin: p9.gtin, serial, companyPrefixLength: 9 }).pureIdentityUri,
+      );
+    }
+  });
+});

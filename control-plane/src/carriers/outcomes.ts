@@ -1,0 +1,210 @@
+/**
+ * The one code path that writes print outcomes (metadata.print) and the one that builds their events,
+ * shared by POST /carriers/print-status and the AIDC print loop (SEALED, DEAD_LETTER).
+ */
+import { sgtinPureIdentityUri } from '@dpp/shared';
+import { commissioningEvent, recordEpcisEvents } from '../epcis/index.js';
+import { recordEvent } from '../events/index.js';
+import type { Db } from '../store/index.js';
+import { FAILED_CHUNK_SIZE, type OutcomeSource, type PrintStatus } from './model.js';
+import { lookupSerials, writePrint, type SerialRow } from './serial-rows.js';
+
+/** One reported outcome. */
+export interface OutcomeInput {
+  serial: string;
+  /** When given, the serial must belong to this GTIN (14 digits), else it is unknown. */
+  gtin?: string | undefined;
+  status: PrintStatus;
+  reason?: string | null | undefined;
+  deviceId?: string | null | undefined;
+}
+
+/** A known serial a report wrote. */
+export interface WrittenOutcome {
+  serial: string;
+  gtin: string;
+  productId: string;
+  companyPrefixLength: number;
+  status: PrintStatus;
+  reason: string | null;
+  /** Its outcome before this report (null = pending). */
+  previous: string | null;
+}
+
+export interface AppliedOutcomes {
+  /** Known serials, once each, in order of first appearance, with their last outcome. */
+  written: WrittenOutcome[];
+  /** Serials the tenant does not have (or not under the GTIN the result named). */
+  unknown: string[];
+}
+
+export interface ReportMeta {
+  tenantId: string;
+  reportRef: string;
+  source: OutcomeSource;
+  /** reportedAt: the instant every outcome of the report carries. */
+  at: string;
+}
+
+const LOOKUP_CHUNK = 500;
+
+/** Only what the allocator hands out can be known: decimal, no leading zeros, at most 12 digits. */
+const looksAllocated = (serial: string) => /^[1-9][0-9]{0,11}$/.test(serial);
+
+/**
+ * Replaces metadata.print wholesale (status, reason, deviceId, reportedAt) for every known serial of the
+ * report; within one report the last result for a serial wins (api-v2.md, Serialization record).
+ * Serials the tenant does not have are returned as unknown and change nothing.
+ */
+export async function applyOutcomes(
+  trx: Db,
+  meta: ReportMeta,
+  results: readonly OutcomeInput[],
+): Promise<AppliedOutcomes> {
+  // Map.set keeps a key's first position and takes its last value: last write wins, stable order.
+  const last = new Map<string, OutcomeInput>();
+  for (const r of results) last.set(r.serial, r);
+  const candidates = [...last.keys()].filter(looksAllocated).map(Number);
+  const known = new Map<string, SerialRow>();
+  for (let i = 0; i < candidates.length; i += LOOKUP_CHUNK) {
+    for (const r of await lookupSerials(trx, meta.tenantId, candidates.slice(i, i + LOOKUP_CHUNK))) {
+      known.set(r.serial, r);
+    }
+  }
+
+  const written: WrittenOutcome[] = [];
+  const unknown: string[] = [];
+  for (const [serial, r] of last) {
+    const row = known.get(serial);
+    if (!row || (r.gtin !== undefined && r.gtin !== row.gtin)) {
+      unknown.push(serial);
+      continue;
+    }
+    written.push({
+      serial,
+      gtin: row.gtin,
+      productId: row.product_id,
+      companyPrefixLength: row.cpl,
+      status: r.status,
+      reason: r.reason ?? null,
+      previous: row.print_status,
+    });
+  }
+
+  // One UPDATE per distinct (status, reason, deviceId): a report usually has a handful.
+  const groups = new Map<string, { set: Omit<OutcomeInput, 'serial' | 'gtin'>; serials: string[] }>();
+  for (const w of written) {
+    const deviceId = last.get(w.serial)!.deviceId ?? null;
+    const key = JSON.stringify([w.status, w.reason, deviceId]);
+    const group = groups.get(key) ?? { set: { status: w.status, reason: w.reason, deviceId }, serials: [] };
+    group.serials.push(w.serial);
+    groups.set(key, group);
+  }
+  for (const { set, serials } of groups.values()) {
+    for (let i = 0; i < serials.length; i += LOOKUP_CHUNK) {
+      await writePrint(trx, meta.tenantId, serials.slice(i, i + LOOKUP_CHUNK).map(Number), {
+        print_status: set.status,
+        print_reason: set.reason ?? null,
+        print_device_id: set.deviceId ?? null,
+        print_reported_at: meta.at,
+        print_source: meta.source,
+        print_report_ref: meta.reportRef,
+      });
+    }
+  }
+  return { written, unknown };
+}
+
+/**
+ * Records the EPCIS commissioning ObjectEvent for serials that became printed with this report (a serial
+ * already printed is not commissioned twice): one event naming all their EPCs. Returns its eventID.
+ */
+export async function recordCommissioning(
+  trx: Db,
+  meta: ReportMeta,
+  written: readonly WrittenOutcome[],
+): Promise<string | null> {
+  const fresh = written.filter((w) => w.status === 'printed' && w.previous !== 'printed');
+  if (fresh.length === 0) return null;
+  const epcs = fresh.map((w) => sgtinPureIdentityUri(w.gtin, w.serial, w.companyPrefixLength));
+  const { stored } = await recordEpcisEvents(
+    trx,
+    meta.tenantId,
+    [commissioningEvent({ epcs, at: meta.at })],
+    {
+      source: 'print-loop',
+      recordTime: meta.at,
+    },
+  );
+  return stored[0] ?? null;
+}
+
+/** The events of one report: one entry per type, the data of each event (print.failed may be chunked). */
+export interface PrintEventPlan {
+  type: 'print.confirmed' | 'print.failed';
+  /** How many print.failed events share the reportRef. */
+  chunks?: number;
+  payloads: Record<string, unknown>[];
+}
+
+/**
+ * Plans print.confirmed for the printed serials and print.failed for the failed ones (with their
+ * reasons), the failures split into chunks of at most 250 sharing the report's reportRef.
+ */
+export function planPrintEvents(
+  meta: ReportMeta & { jobRef?: string | undefined },
+  written: readonly WrittenOutcome[],
+): PrintEventPlan[] {
+  const plans: PrintEventPlan[] = [];
+  const common = {
+    reportRef: meta.reportRef,
+    source: meta.source,
+    ...(meta.jobRef ? { jobRef: meta.jobRef } : {}),
+  };
+  const printed = written.filter((w) => w.status === 'printed');
+  if (printed.length > 0) {
+    plans.push({
+      type: 'print.confirmed',
+      payloads: [
+        { ...common, serials: printed.map((w) => ({ gtin: w.gtin, serial: w.serial })), reportedAt: meta.at },
+      ],
+    });
+  }
+  const failed = written.filter((w) => w.status === 'failed');
+  if (failed.length > 0) {
+    const chunks = Math.ceil(failed.length / FAILED_CHUNK_SIZE);
+    const payloads = Array.from({ length: chunks }, (_, c) => {
+      const part = failed.slice(c * FAILED_CHUNK_SIZE, (c + 1) * FAILED_CHUNK_SIZE);
+      return {
+        ...common,
+        chunk: c + 1,
+        chunks,
+        serials: part.map((w) => ({ gtin: w.gtin, serial: w.serial })),
+        failures: part.map((w) => ({ serial: w.serial, gtin: w.gtin, reason: w.reason })),
+        reportedAt: meta.at,
+      };
+    });
+    plans.push({ type: 'print.failed', chunks, payloads });
+  }
+  return plans;
+}
+
+/** Queues the planned events (domain event + outbox row each) in the caller's transaction. */
+export async function queuePrintEvents(
+  trx: Db,
+  meta: ReportMeta & { correlationId: string | null },
+  plans: readonly PrintEventPlan[],
+): Promise<void> {
+  for (const plan of plans) {
+    for (const data of plan.payloads) {
+      await recordEvent(trx, {
+        tenantId: meta.tenantId,
+        type: plan.type,
+        resource: { type: 'print_report', id: meta.reportRef },
+        data,
+        correlationId: meta.correlationId,
+        occurredAt: meta.at,
+      });
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('has the defaults of DESIGN.md', () => {
+    const c = loadConfig({}, '/srv');
+    expect(c).toMatchObject({
+      env: 'development',
+      port: 8080,
+      dataDir: '/srv/data',
+      databaseUrl: undefined,
+      mqttPort: 1883,
+      mqttUrl: undefined,
+      publicBaseUrl: 'http://localhost:8080',
+    });
+  });
+
+  it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash when given', () => {
+    expect(loadConfig({ PORT: '9000' }).publicBaseUrl).toBe('http://localhost:9000');
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://id.example.com/' }).publicBaseUrl).toBe(
+      'https://id.example.com',
+    );
+  });
+
+  it.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ MQTT_PORT: '-1' }, 'MQTT_PORT'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
+    [{ DPP_ENV: 'staging' }, 'DPP_ENV'],
+    [{ PUBLIC_BASE_URL: 'ftp://x' }, 'PUBLIC_BASE_URL'],
+    [{ RATE_LIMITS: 'free=ten/60' }, 'RATE_LIMITS'],
+    [{ RATE_LIMITS: 'gold=10/60' }, 'RATE_LIMITS'],
+    [{ DPP_ENV: 'production', DPP_SEED_FILE: 'seed.json' }, 'DPP_SEED_FILE'],
+  ])('refuses %o naming %s', (env, variable) => {
+    let err: unknown;
+    try {
+      loadConfig(env);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).variable).toBe(variable);
+    expect((err as ConfigError).message.startsWith(`${variable}: `)).toBe(true);
+    expect((err as ConfigError).message).not.toContain('\n');
+  });
+
+  it('reads rate budgets from configuration, keeping defaults for tiers not named', () => {
+    const c = loadConfig({ RATE_LIMITS: 'free=5/10, enterprise=100/1' });
+    expect(c.rateLimits.free).toEqual({ limit: 5, windowSeconds: 10 });
+    expect(c.rateLimits.enterprise).toEqual({ limit: 100, windowSeconds: 1 });
+    expect(c.rateLimits.mid_market.limit).toBe(6000);
+  });
+
+  it('accepts a seed file outside production', () => {
+    expect(loadConfig({ DPP_ENV: 'test', DPP_SEED_FILE: 'seed.json' }, '/srv').seedFile).toBe(
+      '/srv/seed.json',
+    );
+  });
+});

@@ -1,0 +1,204 @@
+import path from 'node:path';
+
+/** Tiers a tenant can be on; each has its own rate budget. */
+export const TIERS = ['free', 'mid_market', 'enterprise'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export type Environment = 'development' | 'test' | 'production';
+
+/** A fixed-window request budget: `limit` requests per `windowSeconds`. */
+export interface RateBudget {
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface Config {
+  env: Environment;
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `postgres://...` selects PostgreSQL; undefined selects SQLite in `dataDir`. */
+  databaseUrl: string | undefined;
+  /** Port of the embedded MQTT broker; 0 turns it off. */
+  mqttPort: number;
+  /** External broker to use instead of the embedded one. */
+  mqttUrl: string | undefined;
+  seedFile: string | undefined;
+  publicBaseUrl: string;
+  rateLimits: Record<Tier, RateBudget>;
+  idempotencyTtlHours: number;
+  logLevel: string;
+  /** How long graceful shutdown waits for in-flight requests before closing sockets. */
+  shutdownGraceMs: number;
+  /** Lifetime of OAuth access tokens (devices and API clients). */
+  accessTokenTtlSeconds: number;
+  /** Print jobs: lease per claim or heartbeat, retry budget, and how often the reaper runs. */
+  aidc: { leaseSeconds: number; maxAttempts: number; reaperIntervalMs: number };
+  /**
+   * External passport registries a passport can be broadcast to (POST /passports/{id}/publish), each an
+   * HTTP endpoint that receives the passport JSON. Empty means none: the broadcast answers 503
+   * REGISTRY_UNAVAILABLE (always so for sandbox tenants).
+   */
+  registryConnectors: Partial<Record<RegistryName, string>>;
+}
+
+/** Registries a passport can be broadcast to (api-v2.md, POST /passports/{id}/publish). */
+export const REGISTRY_NAMES = ['CATENA_X', 'GS1', 'EBSI'] as const;
+export type RegistryName = (typeof REGISTRY_NAMES)[number];
+
+/** A configuration value is wrong; `message` is one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_RATE_LIMITS: Record<Tier, RateBudget> = {
+  free: { limit: 600, windowSeconds: 60 },
+  mid_market: { limit: 6000, windowSeconds: 60 },
+  enterprise: { limit: 60000, windowSeconds: 60 },
+};
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function readPort(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
+    throw new ConfigError(name, `must be a port number from 0 to 65535, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function readPositiveInt(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1)
+    throw new ConfigError(name, `must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function readUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be a URL, got "${raw}"`);
+  }
+  if (!protocols.includes(url.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+/**
+ * Parses `RATE_LIMITS`, e.g. `free=600/60,mid_market=6000/60,enterprise=60000/60`
+ * (requests per window in seconds). Tiers not named keep their defaults.
+ */
+function readRateLimits(env: Env): Record<Tier, RateBudget> {
+  const raw = env.RATE_LIMITS;
+  const out = { ...DEFAULT_RATE_LIMITS };
+  if (raw === undefined || raw.trim() === '') return out;
+  for (const part of raw.split(',')) {
+    const m = /^\s*([a-z_]+)\s*=\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(part);
+    if (!m) throw new ConfigError('RATE_LIMITS', `expected tier=limit/windowSeconds, got "${part.trim()}"`);
+    const [, tier, limit, window] = m as unknown as [string, string, string, string];
+    if (!(TIERS as readonly string[]).includes(tier)) {
+      throw new ConfigError('RATE_LIMITS', `unknown tier "${tier}" (tiers: ${TIERS.join(', ')})`);
+    }
+    if (Number(limit) < 1 || Number(window) < 1) {
+      throw new ConfigError('RATE_LIMITS', `limit and window must be at least 1 in "${part.trim()}"`);
+    }
+    out[tier as Tier] = { limit: Number(limit), windowSeconds: Number(window) };
+  }
+  return out;
+}
+
+/**
+ * Parses `REGISTRY_CONNECTORS`, e.g. `GS1=https://registry.example/gs1,EBSI=https://ebsi.example/dpp`:
+ * registry names (upper case, one of REGISTRY_NAMES) and the URL each broadcast is POSTed to. Production
+ * only accepts https endpoints.
+ */
+function readRegistryConnectors(env: Env, production: boolean): Partial<Record<RegistryName, string>> {
+  const raw = env.REGISTRY_CONNECTORS;
+  const out: Partial<Record<RegistryName, string>> = {};
+  if (raw === undefined || raw.trim() === '') return out;
+  for (const part of raw.split(',')) {
+    const m = /^\s*([A-Za-z0-9_]+)\s*=\s*(\S+)\s*$/.exec(part);
+    if (!m) throw new ConfigError('REGISTRY_CONNECTORS', `expected NAME=url, got "${part.trim()}"`);
+    const [, name, url] = m as unknown as [string, string, string];
+    if (!(REGISTRY_NAMES as readonly string[]).includes(name)) {
+      throw new ConfigError(
+        'REGISTRY_CONNECTORS',
+        `unknown registry "${name}" (registries, upper case: ${REGISTRY_NAMES.join(', ')})`,
+      );
+    }
+    if (out[name as RegistryName] !== undefined) {
+      throw new ConfigError('REGISTRY_CONNECTORS', `registry ${name} is configured twice`);
+    }
+    const checked = readUrl(
+      { REGISTRY_CONNECTORS: url },
+      'REGISTRY_CONNECTORS',
+      production ? ['https:'] : ['http:', 'https:'],
+    );
+    out[name as RegistryName] = checked!;
+  }
+  return out;
+}
+
+/**
+ * Reads the configuration once: typed defaults, then the environment, then validation.
+ * Throws `ConfigError` naming the first bad variable.
+ */
+export function loadConfig(env: Env = process.env, cwd: string = process.cwd()): Config {
+  const envName = env.DPP_ENV ?? 'development';
+  if (envName !== 'development' && envName !== 'test' && envName !== 'production') {
+    throw new ConfigError('DPP_ENV', `must be development, test or production, got "${envName}"`);
+  }
+  const port = readPort(env, 'PORT', 8080);
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const mqttUrl = readUrl(env, 'MQTT_URL', ['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:']);
+  const publicBaseUrl = readUrl(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://localhost:${port}`;
+  const seedFile = env.DPP_SEED_FILE || undefined;
+  if (seedFile && envName === 'production') {
+    throw new ConfigError(
+      'DPP_SEED_FILE',
+      'is for development and test only; production refuses to start with it',
+    );
+  }
+  const logLevel = env.LOG_LEVEL ?? (envName === 'test' ? 'warn' : 'info');
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError(
+      'LOG_LEVEL',
+      `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`,
+    );
+  }
+  return {
+    env: envName,
+    port,
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
+    databaseUrl,
+    mqttPort: readPort(env, 'MQTT_PORT', 1883),
+    mqttUrl,
+    seedFile: seedFile ? path.resolve(cwd, seedFile) : undefined,
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    rateLimits: readRateLimits(env),
+    idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
+    logLevel,
+    shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    accessTokenTtlSeconds: readPositiveInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 900),
+    aidc: {
+      leaseSeconds: readPositiveInt(env, 'AIDC_LEASE_SECONDS', 60),
+      maxAttempts: readPositiveInt(env, 'AIDC_MAX_ATTEMPTS', 3),
+      reaperIntervalMs: readPositiveInt(env, 'AIDC_REAPER_INTERVAL_MS', 2_000),
+    },
+    registryConnectors: readRegistryConnectors(env, envName === 'production'),
+  };
+}

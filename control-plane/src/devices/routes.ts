@@ -1,0 +1,231 @@
+import { z } from 'zod';
+import {
+  DEVICE_SCOPE,
+  Ed25519PublicJwkSchema,
+  EnrollRequestSchema,
+  EnrollResponseSchema,
+  isTopicLevel,
+} from '@dpp/shared';
+import { ApiError } from '../http/api-error.js';
+import { actorOf } from '../http/principal.js';
+import { publicRoute, route, type RouteDef } from '../http/route.js';
+import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import type { DeviceService } from './devices.js';
+
+const DeviceSchema = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    site: z.string().nullable(),
+    printerNames: z.array(z.string()),
+    facts: z.record(z.string(), z.unknown()),
+    status: z.enum(['active', 'revoked']),
+    keyThumbprint: z.string().meta({ description: 'RFC 7638 SHA-256 thumbprint of the device public key' }),
+    enrolledAt: z.iso.datetime(),
+    keyRotatedAt: z.iso.datetime().nullable(),
+    revokedAt: z.iso.datetime().nullable(),
+    lastSeenAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'Device' });
+
+const EnrollmentTokenSchema = z
+  .object({
+    id: z.uuid(),
+    label: z.string().nullable(),
+    site: z.string().nullable(),
+    printerNames: z.array(z.string()),
+    createdAt: z.iso.datetime(),
+    expiresAt: z.iso.datetime(),
+    usedAt: z.iso.datetime().nullable(),
+    deviceId: z.uuid().nullable(),
+    status: z.enum(['pending', 'used', 'expired']),
+  })
+  .meta({ id: 'EnrollmentToken' });
+
+const printerName = z.string().min(1).max(64).refine(isTopicLevel, 'must not contain /, + or #');
+
+const CreateEnrollmentToken = z
+  .object({
+    label: z.string().max(100).optional(),
+    site: z.string().max(100).optional(),
+    printerNames: z.array(printerName).max(64).optional(),
+    expiresInSeconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(7 * 86_400)
+      .default(86_400),
+  })
+  .strict()
+  .meta({ id: 'CreateEnrollmentToken' });
+
+export interface DeviceRouteDeps {
+  devices: DeviceService;
+  issuer: string;
+  tokenEndpoint: string;
+  mqttUrl: string | null;
+  /** Called after a revoke commits: closes the device's MQTT session. */
+  onRevoked: (deviceId: string) => void;
+}
+
+const manage = { scopes: ['devices:manage'] } as const;
+
+export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
+  const { devices } = deps;
+  return [
+    route({
+      method: 'post',
+      path: '/api/v2/devices/enrollment-tokens',
+      operationId: 'createEnrollmentToken',
+      summary: 'Create a one-time, expiring enrollment token (the token is shown once)',
+      tags: ['Devices'],
+      auth: manage,
+      idempotency: 'recommended',
+      request: { body: CreateEnrollmentToken },
+      responses: {
+        201: {
+          description: 'The token',
+          schema: dataEnvelope(
+            EnrollmentTokenSchema.extend({ token: z.string() }).meta({ id: 'EnrollmentTokenWithSecret' }),
+          ),
+        },
+      },
+      handler: async ({ principal, body, correlationId }) => ({
+        status: 201,
+        body: {
+          data: await devices.createEnrollmentToken(principal.tenant.id, body, {
+            actor: actorOf(principal),
+            correlationId,
+          }),
+        },
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2/devices/enrollment-tokens',
+      operationId: 'listEnrollmentTokens',
+      summary: 'List enrollment tokens (newest 200; secrets are never returned)',
+      tags: ['Devices'],
+      auth: manage,
+      responses: { 200: { description: 'Tokens', schema: dataEnvelope(z.array(EnrollmentTokenSchema)) } },
+      handler: async ({ principal }) => ({
+        status: 200,
+        body: { data: await devices.listEnrollmentTokens(principal.tenant.id) },
+      }),
+    }),
+    publicRoute({
+      method: 'post',
+      path: '/api/v2/devices/enroll',
+      operationId: 'enrollDevice',
+      summary: 'Enroll a device with a one-time token, its own Ed25519 public key and a proof of possession',
+      description:
+        '`proof` is a JWT (header typ `dpp-enroll+jwt`, alg EdDSA) signed by the device private key, with ' +
+        '`aud` = `urn:dpp:devices:enroll`, `token_hash` = base64url(SHA-256(token)), `iat` and `exp` at most ' +
+        '300 s apart. The token is used up. An unknown, used or expired token is 401.',
+      tags: ['Devices'],
+      auth: 'none',
+      request: { body: EnrollRequestSchema },
+      responses: { 201: { description: 'Enrolled', schema: EnrollResponseSchema } },
+      errors: ['VALIDATION_ERROR'],
+      handler: async ({ body, correlationId }) => {
+        const { device, tenantId } = await devices.enroll(body, correlationId);
+        return {
+          status: 201,
+          headers: { Location: `/api/v2/devices/${device.id}` },
+          body: {
+            data: {
+              deviceId: device.id,
+              tenantId,
+              name: device.name,
+              site: device.site,
+              printerNames: device.printerNames,
+              issuer: deps.issuer,
+              tokenEndpoint: deps.tokenEndpoint,
+              jwksUri: `${deps.issuer}/.well-known/jwks.json`,
+              mqtt: { url: deps.mqttUrl, topicPrefix: devices.topicPrefix(tenantId, device.id) },
+            },
+          },
+        };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2/devices',
+      operationId: 'listDevices',
+      summary: "List the workspace's devices",
+      tags: ['Devices'],
+      auth: manage,
+      responses: {
+        200: { description: 'Devices, newest first', schema: dataEnvelope(z.array(DeviceSchema)) },
+      },
+      handler: async ({ principal }) => ({
+        status: 200,
+        body: { data: await devices.list(principal.tenant.id) },
+      }),
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2/devices/{id}',
+      operationId: 'getDevice',
+      summary: 'Read one device (an admin key, or the device itself)',
+      tags: ['Devices'],
+      auth: { scopes: ['devices:manage', DEVICE_SCOPE], principals: ['api_key', 'device'] },
+      request: { params: UuidParam },
+      responses: { 200: { description: 'The device', schema: dataEnvelope(DeviceSchema) } },
+      handler: async ({ principal, params }) => {
+        if (principal.type === 'device' && principal.id !== params.id) throw ApiError.notFound('Device');
+        return { status: 200, body: { data: await devices.get(principal.tenant.id, params.id) } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v2/devices/{id}/revoke',
+      operationId: 'revokeDevice',
+      summary: 'Revoke a device: its tokens stop working at once and its MQTT session is closed',
+      tags: ['Devices'],
+      auth: manage,
+      idempotency: 'recommended',
+      request: { params: UuidParam },
+      responses: { 200: { description: 'The revoked device', schema: dataEnvelope(DeviceSchema) } },
+      errors: ['ALREADY_REVOKED'],
+      handler: async ({ principal, params, correlationId }) => {
+        const device = await devices.revoke(principal.tenant.id, params.id, {
+          actor: actorOf(principal),
+          correlationId,
+        });
+        deps.onRevoked(device.id);
+        return { status: 200, body: { data: device } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v2/devices/{id}/rotate-key',
+      operationId: 'rotateDeviceKey',
+      summary: 'The device replaces its own key pair',
+      description:
+        'Called by the device with its access token. `proof` is a JWT signed by the NEW key (typ ' +
+        '`dpp-key-rotation+jwt`, aud `urn:dpp:devices:rotate-key`, sub = device id, at most 300 s). Later ' +
+        'client assertions must be signed by the new key.',
+      tags: ['Devices'],
+      auth: { scopes: [DEVICE_SCOPE], principals: ['device'] },
+      idempotency: 'recommended',
+      request: {
+        params: UuidParam,
+        body: z
+          .object({ publicKeyJwk: Ed25519PublicJwkSchema, proof: z.string().max(4096) })
+          .meta({ id: 'RotateDeviceKey' }),
+      },
+      responses: {
+        200: { description: 'The device with its new key thumbprint', schema: dataEnvelope(DeviceSchema) },
+      },
+      handler: async ({ principal, params, body, correlationId }) => {
+        if (principal.id !== params.id) throw ApiError.notFound('Device');
+        const device = await devices.rotateKey(principal.tenant.id, params.id, body, {
+          actor: actorOf(principal),
+          correlationId,
+        });
+        return { status: 200, body: { data: device } };
+      },
+    }),
+  ];
+}

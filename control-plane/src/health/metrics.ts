@@ -1,0 +1,43 @@
+import type { NextFunction, Request, Response } from 'express';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** One registry per control-plane instance (tests run several in one process). */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new Counter({
+    name: 'dpp_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly httpDuration = new Histogram({
+    name: 'dpp_http_request_duration_seconds',
+    help: 'HTTP request duration by method and route',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly outboxBacklog = new Gauge({
+    name: 'dpp_outbox_backlog',
+    help: 'Outbox rows not yet dispatched',
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'dpp_' });
+  }
+
+  /** Counts each request on finish, labelled by its route pattern, never its concrete path. */
+  middleware() {
+    return (req: Request, res: Response, next: NextFunction): void => {
+      const end = this.httpDuration.startTimer();
+      res.on('finish', () => {
+        const route = req.routePath ?? 'unmatched';
+        this.httpRequests.inc({ method: req.method, route, status: String(res.statusCode) });
+        end({ method: req.method, route });
+      });
+      next();
+    };
+  }
+}

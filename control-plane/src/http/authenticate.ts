@@ -1,0 +1,79 @@
+import type { NextFunction, Request, Response } from 'express';
+import { expandScopes, hasAnyScope } from '@dpp/shared';
+import { TIERS } from '../config/index.js';
+import { ApiError } from './api-error.js';
+import type { Authenticator, Principal } from './principal.js';
+import type { RouteAuth } from './route.js';
+
+/** `Authorization: Bearer <secret>` or `x-api-key: <secret>` (api-v2.md, Authentication §1). */
+export function presentedCredential(req: Request): string | null {
+  const header = req.get('authorization');
+  if (header !== undefined) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return m ? m[1]! : null;
+  }
+  const apiKey = req.get('x-api-key');
+  return apiKey ? apiKey.trim() : null;
+}
+
+function unauthorized(): ApiError {
+  return ApiError.plain(401, 'Missing or invalid credential', { headers: { 'WWW-Authenticate': 'Bearer' } });
+}
+
+export async function resolvePrincipal(
+  req: Request,
+  authenticators: readonly Authenticator[],
+): Promise<Principal | null> {
+  const credential = presentedCredential(req);
+  if (!credential) return null;
+  for (const authenticate of authenticators) {
+    const principal = await authenticate(credential);
+    if (principal) return principal;
+  }
+  return null;
+}
+
+/**
+ * Authentication and authorization from the credential alone: 401 without a code for a bad or missing
+ * credential, 403 SANDBOX_EXPIRED, then the scope check (403 API_SCOPE_DENIED with required/available,
+ * or FORBIDDEN where the route says so), then the tier gate.
+ */
+export function authenticate(auth: RouteAuth, authenticators: readonly Authenticator[], now: () => number) {
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    try {
+      const principal = await resolvePrincipal(req, authenticators);
+      if (!principal) throw unauthorized();
+      const allowedKinds = auth.principals ?? ['api_key'];
+      if (!allowedKinds.includes(principal.type)) throw unauthorized();
+      const { tenant } = principal;
+      if (tenant.sandbox && tenant.sandboxExpiresAt && Date.parse(tenant.sandboxExpiresAt) <= now()) {
+        throw new ApiError('SANDBOX_EXPIRED', 'The sandbox of this workspace has expired', {
+          details: { sandboxExpiresAt: tenant.sandboxExpiresAt },
+        });
+      }
+      const granted = expandScopes([...principal.scopes]);
+      if (!hasAnyScope(granted, auth.scopes)) {
+        const required = auth.scopes.join(' or ');
+        const available = [...principal.scopes].sort();
+        if (auth.deniedCode === 'FORBIDDEN') {
+          throw new ApiError('FORBIDDEN', `This operation requires the ${required} scope`, {
+            details: { required, available },
+          });
+        }
+        throw new ApiError('API_SCOPE_DENIED', `This operation requires the ${required} scope`, {
+          details: { required, available },
+        });
+      }
+      if (auth.minTier && TIERS.indexOf(tenant.tier) < TIERS.indexOf(auth.minTier)) {
+        throw new ApiError('FORBIDDEN', `This operation needs the ${auth.minTier} tier or higher`, {
+          details: { requiredTier: auth.minTier, tier: tenant.tier },
+        });
+      }
+      req.principal = principal;
+      req.log = req.log.child({ tenant: tenant.id, principal: `${principal.type}:${principal.id}` });
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

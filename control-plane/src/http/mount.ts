@@ -1,0 +1,127 @@
+import express, { type Request, type RequestHandler, type Router } from 'express';
+import type { Db } from '../store/index.js';
+import { ApiError, toApiError } from './api-error.js';
+import { authenticate, resolvePrincipal } from './authenticate.js';
+import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
+import type { Authenticator } from './principal.js';
+import { type RateLimiter, rateLimit } from './rate-limit.js';
+import { errorReply, sendReply } from './reply.js';
+import {
+  type IdempotencyClaim,
+  isStreamReply,
+  type JsonReply,
+  type Reply,
+  type RouteDef,
+  toExpressPath,
+} from './route.js';
+import { parseOrThrow } from './validate.js';
+
+export interface MountDeps {
+  db: Db;
+  authenticators: readonly Authenticator[];
+  limiter: RateLimiter;
+  idempotencyTtlHours: number;
+  now: () => number;
+  /** Called after a mutating operation answered below 400: its transaction may have queued outbox rows. */
+  afterWrite?: () => void;
+  /** Largest JSON body accepted, unless a route says otherwise. */
+  bodyLimit?: string;
+}
+
+const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
+
+function hasBody(req: Request): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+}
+
+/**
+ * Mounts operations in the order of DESIGN.md's request path:
+ * auth -> rate limit -> idempotency -> zod validation -> domain handler -> one rendering of the reply.
+ */
+export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: MountDeps): void {
+  const jsonParser = (limit: string) =>
+    express.json({ limit, type: ['application/json', 'application/*+json'] });
+  const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
+  const formBody = express.urlencoded({ extended: false, limit: '64kb' });
+  for (const def of routes) {
+    const chain: RequestHandler[] = [
+      (req, _res, next) => {
+        req.routePath = def.path;
+        next();
+      },
+    ];
+    if (MUTATING.has(def.method) && !def.rawBody)
+      chain.push(def.bodyLimit ? jsonParser(def.bodyLimit) : jsonBody);
+    if (MUTATING.has(def.method) && def.acceptsForm) chain.push(formBody);
+    if (def.auth !== 'none') {
+      chain.push(authenticate(def.auth, deps.authenticators, deps.now));
+      if (def.rateLimited !== false) chain.push(rateLimit(deps.limiter, deps.now));
+    }
+    chain.push(runOperation(def, deps));
+    router[def.method](toExpressPath(def.path), ...chain);
+  }
+}
+
+function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
+  const mode = def.idempotency ?? 'none';
+  const route = `${def.method.toUpperCase()} ${def.path}`;
+  return async (req, res, next) => {
+    try {
+      const media = def.acceptsForm
+        ? ['application/json', 'application/*+json', 'application/x-www-form-urlencoded']
+        : ['application/json', 'application/*+json'];
+      if (def.request?.body && hasBody(req) && !req.is(media)) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', `Send the body as ${media.join(' or ')}`);
+      }
+      const principal =
+        def.auth === 'none' ? await resolvePrincipal(req, deps.authenticators) : req.principal;
+      let idempotency: IdempotencyClaim | null = null;
+      const execute = async (): Promise<Reply> => {
+        try {
+          const ctx = {
+            idempotency,
+            body: def.request?.body ? parseOrThrow(def.request.body, req.body ?? {}, 'body') : undefined,
+            query: def.request?.query ? parseOrThrow(def.request.query, req.query, 'query') : undefined,
+            params: def.request?.params ? parseOrThrow(def.request.params, req.params, 'path') : undefined,
+            principal,
+            correlationId: req.correlationId,
+            log: req.log,
+            req,
+          };
+          return await (def.handler as (c: typeof ctx) => Promise<Reply>)(ctx);
+        } catch (err) {
+          const apiError = toApiError(err);
+          if (apiError.status >= 500) throw err;
+          return errorReply(apiError);
+        }
+      };
+
+      const owner = principal ? principal.tenant.id : (def.idempotencyOwner?.(req) ?? null);
+      // A raw-body route applies the key itself (see RouteBase.rawBody).
+      const key = owner && !def.rawBody ? readIdempotencyKey(req.get(IDEMPOTENCY_HEADER), mode) : null;
+      let reply: Reply;
+      if (def.idempotencyInOperation) {
+        idempotency =
+          key && owner ? { tenantId: owner, route, key, requestHash: requestHash(req.path, req.body) } : null;
+        reply = await execute();
+      } else if (key && owner) {
+        reply = await runIdempotent(
+          { db: deps.db, ttlHours: deps.idempotencyTtlHours, now: deps.now },
+          { tenantId: owner, route, key, requestHash: requestHash(req.path, req.body) },
+          async () => {
+            const r = await execute();
+            if (isStreamReply(r)) throw new Error(`${route}: idempotent operations answer JSON`);
+            return r as JsonReply;
+          },
+        );
+        if ((reply as { replayed?: boolean }).replayed) res.setHeader('Idempotent-Replayed', 'true');
+      } else {
+        reply = await execute();
+      }
+      await sendReply(res, reply);
+      if (MUTATING.has(def.method) && reply.status < 400) deps.afterWrite?.();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,149 @@
+import type { Readable } from 'node:stream';
+import type { Request } from 'express';
+import type { ZodType } from 'zod';
+import type { ErrorCode } from '@dpp/shared';
+import type { Tier } from '../config/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { Principal } from './principal.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** How an operation treats the Idempotency-Key header (api-v2.md, Errors: enforcement is per route). */
+export type IdempotencyMode = 'required' | 'recommended' | 'none';
+
+export interface RouteAuth {
+  /** Any one of these scopes admits the call (the spec's alternatives, e.g. dpp:edit or supply_chain:edit). */
+  scopes: readonly string[];
+  /** publish-dpp answers 403 FORBIDDEN instead of API_SCOPE_DENIED (api-v2.md, Authentication §4). */
+  deniedCode?: 'API_SCOPE_DENIED' | 'FORBIDDEN';
+  /** Lowest tier admitted, e.g. mid_market for registry broadcast. */
+  minTier?: Tier;
+  /** Credential kinds admitted; API keys by default. */
+  principals?: readonly Principal['type'][];
+}
+
+export interface ResponseSpec {
+  description: string;
+  schema?: ZodType;
+  /** Defaults to application/json. */
+  contentType?: string;
+  headers?: Record<string, string>;
+}
+
+export interface JsonReply {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface StreamReply {
+  status: number;
+  stream: Readable;
+  contentType: string;
+  headers?: Record<string, string>;
+}
+
+export type Reply = JsonReply | StreamReply;
+
+export interface IdempotencyClaim {
+  /** Owner of the key: the tenant. */
+  tenantId: string;
+  route: string;
+  key: string;
+  requestHash: string;
+}
+
+export interface RequestContext<B, Q, P> {
+  /** Set for operations with `idempotencyInOperation` when the caller sent a key. */
+  idempotency: IdempotencyClaim | null;
+  body: B;
+  query: Q;
+  params: P;
+  principal: Principal;
+  correlationId: string;
+  log: Logger;
+  req: Request;
+}
+
+export interface PublicRequestContext<B, Q, P> extends Omit<RequestContext<B, Q, P>, 'principal'> {
+  principal: Principal | undefined;
+}
+
+interface RouteBase<B, Q, P> {
+  method: HttpMethod;
+  /** OpenAPI-style path, e.g. `/api/v2/products/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  idempotency?: IdempotencyMode;
+  request?: { body?: ZodType<B>; query?: ZodType<Q>; params?: ZodType<P> };
+  responses: Record<number, ResponseSpec>;
+  /** Documented error codes of this operation (beyond the common ones). */
+  errors?: readonly ErrorCode[];
+  /** Skip the per-tenant rate limit (health, metrics). */
+  rateLimited?: boolean;
+  /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth token endpoint, RFC 6749 §4.4.2). */
+  acceptsForm?: boolean;
+  /**
+   * For public operations with an Idempotency-Key: who owns the key, since there is no tenant yet
+   * (e.g. the OAuth client id). Keys are remembered per owner, route and key.
+   */
+  idempotencyOwner?: (req: Request) => string | null;
+  /**
+   * The operation claims the Idempotency-Key inside its own transaction (print results): the framework
+   * only checks the header and hands `ctx.idempotency` to the handler.
+   */
+  idempotencyInOperation?: boolean;
+  /** Largest JSON body this operation accepts (e.g. `16mb`) instead of the default 1 MB. */
+  bodyLimit?: string;
+  /**
+   * The handler reads the request body itself as a stream (`ctx.req`), e.g. a CSV upload of any size.
+   * The framework then neither parses the body nor applies the Idempotency-Key (it cannot hash a body it
+   * has not read): such a handler implements the key itself. `request.body` must be absent.
+   */
+  rawBody?: boolean;
+}
+
+export interface AuthedRoute<B = unknown, Q = unknown, P = unknown> extends RouteBase<B, Q, P> {
+  auth: RouteAuth;
+  handler: (ctx: RequestContext<B, Q, P>) => Promise<Reply>;
+}
+
+export interface PublicRoute<B = unknown, Q = unknown, P = unknown> extends RouteBase<B, Q, P> {
+  auth: 'none';
+  handler: (ctx: PublicRequestContext<B, Q, P>) => Promise<Reply>;
+}
+
+export type RouteDef = AuthedRoute<never, never, never> | PublicRoute<never, never, never>;
+
+/** Declares an authenticated operation; the types of body, query and params flow from the schemas. */
+export function route<B = undefined, Q = undefined, P = undefined>(def: AuthedRoute<B, Q, P>): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+/** Declares a public (unauthenticated) operation. */
+export function publicRoute<B = undefined, Q = undefined, P = undefined>(
+  def: PublicRoute<B, Q, P>,
+): RouteDef {
+  return def as unknown as RouteDef;
+}
+
+export function isStreamReply(r: Reply): r is StreamReply {
+  return 'stream' in r;
+}
+
+/** `/api/v2/products/{id}` -> `/api/v2/products/:id` */
+export function toExpressPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/** A matcher for the path, used to tell 404 (unknown path) from 405 (known path, wrong verb). */
+export function pathMatcher(path: string): RegExp {
+  const pattern = path
+    .split(/(\{[A-Za-z0-9_]+\})/)
+    .map((part) => (part.startsWith('{') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('');
+  return new RegExp(`^${pattern}/?$`);
+}

@@ -1,0 +1,186 @@
+import { sql } from 'kysely';
+import type { Logger } from '../logging/logger.js';
+import type { Db, Dialect } from '../store/index.js';
+import type { OutboxTopic } from './outbox.js';
+
+export interface OutboxRow {
+  id: string;
+  tenantId: string | null;
+  topic: string;
+  payload: unknown;
+  attempts: number;
+  createdAt: string;
+}
+
+/** Handles one outbox row; a throw leaves the row for a later retry with backoff. Must be idempotent. */
+export type OutboxHandler = (row: OutboxRow) => Promise<void>;
+
+export interface DispatcherOptions {
+  db: Db;
+  dialect: Dialect;
+  log: Logger;
+  /** Idle poll interval; `wake()` short-cuts it after a commit in this process. */
+  pollMs?: number;
+  batchSize?: number;
+  /** How long a claimed row stays invisible to other dispatchers (replicas). */
+  lockMs?: number;
+  now?: () => number;
+}
+
+const BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000];
+
+/**
+ * Drains the outbox: claims due rows (SKIP LOCKED on PostgreSQL, so replicas share the work), hands
+ * each to its topic's handler, and marks it processed, or schedules a retry with backoff. One handler's
+ * failure is logged and contained; it never stops the loop.
+ */
+export class OutboxDispatcher {
+  private readonly handlers = new Map<string, OutboxHandler>();
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private wakeRequested = false;
+  private readonly pollMs: number;
+  private readonly batchSize: number;
+  private readonly lockMs: number;
+  private readonly now: () => number;
+
+  constructor(private readonly opts: DispatcherOptions) {
+    this.pollMs = opts.pollMs ?? 500;
+    this.batchSize = opts.batchSize ?? 100;
+    this.lockMs = opts.lockMs ?? 30_000;
+    this.now = opts.now ?? Date.now;
+  }
+
+  register(topic: OutboxTopic, handler: OutboxHandler): void {
+    if (this.handlers.has(topic)) throw new Error(`outbox topic ${topic} already has a handler`);
+    this.handlers.set(topic, handler);
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Asks for a pass soon (after a commit that wrote outbox rows). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
+    this.schedule(0);
+  }
+
+  /** Stops the loop after the batch in hand. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass over due rows; returns how many were handled. Exposed for tests and benchmarks. */
+  async drainOnce(): Promise<number> {
+    const rows = await this.claim();
+    await Promise.all(rows.map((row) => this.handle(row)));
+    return rows.length;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.running = this.loop().finally(() => {
+        this.running = undefined;
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async loop(): Promise<void> {
+    let handled = 0;
+    try {
+      handled = await this.drainOnce();
+    } catch (err) {
+      this.opts.log.error({ err }, 'outbox pass failed');
+    }
+    if (this.stopped) return;
+    const again = handled === this.batchSize || this.wakeRequested;
+    this.wakeRequested = false;
+    this.schedule(again ? 0 : this.pollMs);
+  }
+
+  private async claim(): Promise<OutboxRow[]> {
+    const { db, dialect } = this.opts;
+    const now = new Date(this.now()).toISOString();
+    const lockedUntil = new Date(this.now() + this.lockMs).toISOString();
+    const topics = [...this.handlers.keys()];
+    if (topics.length === 0) return [];
+    const due = db
+      .selectFrom('outbox')
+      .select('id')
+      .where('processed_at', 'is', null)
+      .where('available_at', '<=', now)
+      .where('topic', 'in', topics)
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+      .orderBy('created_at')
+      .limit(this.batchSize);
+    const rows = await db
+      .updateTable('outbox')
+      .set({ locked_until: lockedUntil })
+      .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
+      .returning(['id', 'tenant_id', 'topic', 'payload', 'attempts', 'created_at'])
+      .execute();
+    return rows
+      .map((r) => ({
+        id: r.id,
+        tenantId: r.tenant_id,
+        topic: r.topic,
+        payload: JSON.parse(r.payload) as unknown,
+        attempts: r.attempts,
+        createdAt: r.created_at,
+      }))
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private async handle(row: OutboxRow): Promise<void> {
+    const handler = this.handlers.get(row.topic);
+    const { db } = this.opts;
+    try {
+      if (!handler) throw new Error(`no handler for outbox topic ${row.topic}`);
+      await handler(row);
+      await db
+        .updateTable('outbox')
+        .set({ processed_at: new Date(this.now()).toISOString(), locked_until: null, last_error: null })
+        .where('id', '=', row.id)
+        .execute();
+    } catch (err) {
+      const attempts = row.attempts + 1;
+      const delay = BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]!;
+      this.opts.log.warn(
+        { err, outboxId: row.id, topic: row.topic, attempts },
+        'outbox handler failed; will retry',
+      );
+      await db
+        .updateTable('outbox')
+        .set({
+          attempts,
+          locked_until: null,
+          last_error: String(err instanceof Error ? err.message : err).slice(0, 1000),
+          available_at: new Date(this.now() + delay).toISOString(),
+        })
+        .where('id', '=', row.id)
+        .execute();
+    }
+  }
+}
+
+/** Counts rows still to dispatch (for /metrics and tests). */
+export async function outboxBacklog(db: Db): Promise<number> {
+  const r = await db
+    .selectFrom('outbox')
+    .select(sql<number>`count(*)`.as('n'))
+    .where('processed_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(r.n);
+}

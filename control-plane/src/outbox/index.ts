@@ -1,0 +1,2 @@
+export * from './dispatcher.js';
+export * from './outbox.js';

@@ -1,0 +1,111 @@
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recordEvent } from '../events/index.js';
+import { openTestStore, testDialects } from '../testing/index.js';
+import { OutboxDispatcher, type OutboxRow, enqueueOutbox, outboxBacklog } from './index.js';
+
+const log = pino({ level: 'silent' });
+
+describe.each(testDialects())('outbox (%s)', (dialect) => {
+  let store: Awaited<ReturnType<typeof openTestStore>>;
+  beforeEach(async () => {
+    store = await openTestStore(dialect);
+  });
+  afterEach(() => store.drop());
+
+  it('dispatches rows committed with the state change, and never rows of a rolled-back transaction', async () => {
+    await store.db.transaction().execute(async (trx) => {
+      await enqueueOutbox(trx, { topic: 'test', tenantId: null, payload: { n: 1 } });
+    });
+    await expect(
+      store.db.transaction().execute(async (trx) => {
+        await enqueueOutbox(trx, { topic: 'test', tenantId: null, payload: { n: 2 } });
+        throw new Error('rollback');
+      }),
+    ).rejects.toThrow('rollback');
+    const seen: unknown[] = [];
+    const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log });
+    d.register('test', async (row) => {
+      seen.push(row.payload);
+    });
+    expect(await d.drainOnce()).toBe(1);
+    expect(seen).toEqual([{ n: 1 }]);
+    expect(await outboxBacklog(store.db)).toBe(0);
+    expect(await d.drainOnce()).toBe(0);
+  });
+
+  it('retries a failed handler later with backoff, keeping the row', async () => {
+    let t = Date.parse('2026-01-01T00:00:00Z');
+    await enqueueOutbox(store.db, {
+      topic: 'flaky',
+      tenantId: null,
+      payload: {},
+      availableAt: new Date(t).toISOString(),
+    });
+    let calls = 0;
+    const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log, now: () => t });
+    d.register('flaky', async () => {
+      calls += 1;
+      if (calls === 1) throw new Error('receiver down');
+    });
+    expect(await d.drainOnce()).toBe(1);
+    const row = await store.db.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
+    expect(row.attempts).toBe(1);
+    expect(row.last_error).toBe('receiver down');
+    expect(row.processed_at).toBeNull();
+    expect(await d.drainOnce()).toBe(0); // not due yet
+    t += 1_500;
+    expect(await d.drainOnce()).toBe(1);
+    expect(calls).toBe(2);
+    expect(await outboxBacklog(store.db)).toBe(0);
+  });
+
+  it('records a domain event and its outbox row together', async () => {
+    const tenantId = '00000000-0000-4000-8000-000000000001';
+    const id = await recordEvent(store.db, {
+      tenantId,
+      type: 'product.created',
+      resource: { type: 'product', id: 'p1' },
+      data: { id: 'p1' },
+      correlationId: 'c1',
+    });
+    const event = await store.db
+      .selectFrom('events')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+    expect(event).toMatchObject({
+      tenant_id: tenantId,
+      type: 'product.created',
+      resource_id: 'p1',
+      correlation_id: 'c1',
+    });
+    const out = await store.db.selectFrom('outbox').selectAll().executeTakeFirstOrThrow();
+    expect(JSON.parse(out.payload)).toMatchObject({
+      eventId: id,
+      type: 'product.created',
+      data: { id: 'p1' },
+    });
+  });
+
+  it('never hands one row to two dispatchers working at once', async () => {
+    for (let i = 0; i < 200; i++)
+      await enqueueOutbox(store.db, { topic: 'count', tenantId: null, payload: { i } });
+    const handled: number[] = [];
+    const make = () => {
+      const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log, batchSize: 25 });
+      d.register('count', async (row: OutboxRow) => {
+        handled.push((row.payload as { i: number }).i);
+      });
+      return d;
+    };
+    const a = make();
+    const b = make();
+    for (;;) {
+      const [x, y] = await Promise.all([a.drainOnce(), b.drainOnce()]);
+      if (x + y === 0) break;
+    }
+    expect(handled).toHaveLength(200);
+    expect(new Set(handled).size).toBe(200);
+  });
+});

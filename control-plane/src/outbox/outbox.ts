@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/index.js';
+
+/**
+ * Outbox topics: what kind of side effect a row asks for. Each topic has one handler in the dispatcher
+ * (webhook fan-out, MQTT notices, ...). Declared here so writers and handlers share one list.
+ */
+export const OUTBOX_TOPICS = ['event'] as const;
+export type OutboxTopic = (typeof OUTBOX_TOPICS)[number] | (string & { readonly __topic?: never });
+
+export interface OutboxMessage {
+  topic: OutboxTopic;
+  tenantId: string | null;
+  payload: unknown;
+  /** Not before this instant (ISO); defaults to now. */
+  availableAt?: string;
+}
+
+/**
+ * Writes a side effect as an outbox row. Call it inside the transaction of the state change, so a
+ * crash can delay the effect but never lose it, and a rolled-back change never emits it.
+ */
+export async function enqueueOutbox(db: Db, message: OutboxMessage): Promise<string> {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  await db
+    .insertInto('outbox')
+    .values({
+      id,
+      tenant_id: message.tenantId,
+      topic: message.topic,
+      payload: JSON.stringify(message.payload),
+      created_at: now,
+      available_at: message.availableAt ?? now,
+      attempts: 0,
+      locked_until: null,
+      last_error: null,
+      processed_at: null,
+    })
+    .execute();
+  return id;
+}

@@ -1,0 +1,189 @@
+/**
+ * Tenant-less lookups of the public routes: by passport uid (the product id), and by GTIN + serial for
+ * the GS1 resolver, which matches (a) a product whose gtin and serial_number are the key and (b) a
+ * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
+ */
+import type { CompiledQuery } from 'kysely';
+import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
+import type { Db } from '../store/index.js';
+
+export interface Candidate {
+  productId: string;
+  tenantId: string;
+  gtin: string;
+  serial: string;
+  voidedAt: string | null;
+  granularity: string;
+  /** Null when no passport was generated. */
+  state: string | null;
+  disclosureTier: string | null;
+  currentVersion: number;
+  currentVersionId: string | null;
+  successorId: string | null;
+  /** The Digital Link was registered (publish-dpp): the item is resolvable. */
+  registered: boolean;
+  digitalLink: string | null;
+  tenantName: string;
+  issuerDid: string | null;
+  status: PublicStatus;
+}
+
+function selectCandidate(db: Db) {
+  return db
+    .selectFrom('products as p')
+    .leftJoin('passports as pp', 'pp.product_id', 'p.id')
+    .leftJoin('dpp_identifiers as di', 'di.product_id', 'p.id')
+    .innerJoin('tenants as t', 't.id', 'p.tenant_id')
+    .leftJoin('passport_issuer_keys as k', 'k.tenant_id', 'p.tenant_id')
+    .select([
+      'p.id as productId',
+      'p.tenant_id as tenantId',
+      'p.gtin as gtin',
+      'p.serial_number as productSerial',
+      'p.voided_at as voidedAt',
+      'p.granularity as granularity',
+      'pp.state as state',
+      'pp.disclosure_tier as disclosureTier',
+      'pp.current_version as currentVersion',
+      'pp.current_version_id as currentVersionId',
+      'pp.successor_id as successorId',
+      'di.id as identifierId',
+      'di.digital_link as digitalLink',
+      't.name as tenantName',
+      'k.did as issuerDid',
+    ]);
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof selectCandidate>['execute']>>[number];
+
+/**
+ * The public lookups are the hot path of every scan: their SQL is built once per store and run with new
+ * parameters (the builder costs more than SQLite's indexed lookup). Sentinel values mark where each
+ * argument goes in the compiled parameter list.
+ */
+function prepared<A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<Row> }) {
+  const cache = new WeakMap<Db, CompiledQuery<Row>>();
+  return async (db: Db, ...args: A): Promise<Row[]> => {
+    let compiled = cache.get(db);
+    const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
+    if (!compiled) {
+      compiled = build(db, ...sentinels).compile();
+      cache.set(db, compiled);
+    }
+    const parameters = compiled.parameters.map((p) => {
+      const i = sentinels.indexOf(p as string);
+      return i < 0 ? p : args[i];
+    });
+    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
+  };
+}
+
+const byUid = prepared((db, uid: string) => selectCandidate(db).where('p.id', '=', uid));
+const byOwnKey = prepared((db, gtin: string, serial: string) =>
+  selectCandidate(db).where('p.gtin', '=', gtin).where('p.serial_number', '=', serial),
+);
+const byAllocatedKey = prepared((db, gtin: string, serial: string) =>
+  selectCandidate(db)
+    .innerJoin('carrier_serials as cs', (j) =>
+      j.onRef('cs.product_id', '=', 'p.id').onRef('cs.tenant_id', '=', 'p.tenant_id'),
+    )
+    .where('cs.gtin', '=', gtin)
+    .where('cs.serial', '=', serial),
+);
+
+function toCandidate(r: Row, serial: string): Candidate {
+  const currentVersion = r.currentVersion ?? 0;
+  return {
+    productId: r.productId,
+    tenantId: r.tenantId,
+    gtin: r.gtin,
+    serial,
+    voidedAt: r.voidedAt,
+    granularity: r.granularity,
+    state: r.state,
+    disclosureTier: r.disclosureTier,
+    currentVersion,
+    currentVersionId: r.currentVersionId,
+    successorId: r.successorId,
+    registered: r.identifierId !== null,
+    digitalLink: r.digitalLink,
+    tenantName: r.tenantName,
+    issuerDid: r.issuerDid,
+    status: publicStatus({
+      currentVersion,
+      state: r.state ?? 'draft',
+      disclosureTier: r.disclosureTier ?? 'public',
+      productVoided: r.voidedAt !== null,
+      granularity: r.granularity,
+    }),
+  };
+}
+
+/** The product of a uid (any tenant), with its passport, or undefined. */
+export async function candidateByUid(db: Db, uid: string): Promise<Candidate | undefined> {
+  const [row] = await byUid(db, uid);
+  return row ? toCandidate(row, row.productSerial) : undefined;
+}
+
+/** Every product a GTIN + serial names, in any tenant: by its own serial, or by an allocated serial. */
+export async function candidatesByKey(db: Db, gtin: string, serial: string): Promise<Candidate[]> {
+  const own = await byOwnKey(db, gtin, serial);
+  const allocated = await byAllocatedKey(db, gtin, serial);
+  const byId = new Map<string, Candidate>();
+  for (const r of [...own, ...allocated])
+    if (!byId.has(r.productId)) byId.set(r.productId, toCandidate(r, serial));
+  return [...byId.values()];
+}
+
+/** Whether any product or allocated serial of any tenant carries the GTIN. */
+export async function gtinKnown(db: Db, gtin: string): Promise<boolean> {
+  const product = await db
+    .selectFrom('products')
+    .select('id')
+    .where('gtin', '=', gtin)
+    .limit(1)
+    .executeTakeFirst();
+  if (product) return true;
+  const serial = await db
+    .selectFrom('carrier_serials')
+    .select('serial')
+    .where('gtin', '=', gtin)
+    .limit(1)
+    .executeTakeFirst();
+  return serial !== undefined;
+}
+
+export type KeyResolution =
+  | { kind: 'one'; candidate: Candidate }
+  | { kind: 'ambiguous'; count: number }
+  | { kind: 'voided'; candidate: Candidate }
+  | { kind: 'not_published' }
+  | { kind: 'unknown_gtin' };
+
+/**
+ * What a GTIN + serial resolves to. A candidate counts when its passport is served or gone for a reason
+ * other than a void (revoked, recycled: its page says so), and, for the resolver, when its Digital Link
+ * was registered. Exactly one: that passport. More than one: ambiguous (nothing else is revealed).
+ * None: a voided candidate gives the tombstone; any other match, or a known GTIN, is "not published";
+ * an unknown GTIN is PRODUCT_NOT_FOUND.
+ */
+export async function resolveKey(
+  db: Db,
+  gtin: string,
+  serial: string,
+  opts: { requireRegistered: boolean },
+): Promise<KeyResolution> {
+  const candidates = await candidatesByKey(db, gtin, serial);
+  const counted = candidates.filter(
+    (c) =>
+      c.voidedAt === null &&
+      (isServed(c.status) || c.status.kind === 'gone') &&
+      (!opts.requireRegistered || c.registered),
+  );
+  if (counted.length === 1) return { kind: 'one', candidate: counted[0]! };
+  if (counted.length > 1) return { kind: 'ambiguous', count: counted.length };
+  const voided = candidates.find((c) => c.voidedAt !== null);
+  if (voided) return { kind: 'voided', candidate: voided };
+  if (candidates.length > 0 || (await gtinKnown(db, gtin))) return { kind: 'not_published' };
+  return { kind: 'unknown_gtin' };
+}

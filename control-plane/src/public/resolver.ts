@@ -1,0 +1,176 @@
+/**
+ * The GS1 Digital Link resolver on the control plane's origin: /01/{gtin}/21/{serial}.
+ *
+ * GS1 Digital Link 1.1 §7 (GS1-conformant resolver) points a scanner app relies on: GET and HEAD (and
+ * OPTIONS with CORS, public/cors.ts); GTIN-8/12/13 keys padded to 14 digits; a trailing slash tolerated;
+ * syntax errors are 400; the query string is passed through the redirect; linkType=all or linkset (or
+ * Accept: application/linkset+json) answers the RFC 9264 linkset as application/linkset+json; every
+ * answer carries a Link header to the linkset; /.well-known/gs1resolver describes the resolver.
+ */
+import type { Request } from 'express';
+import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '@dpp/shared';
+import { ApiError } from '../http/api-error.js';
+import type { JsonReply } from '../http/route.js';
+import type { Db } from '../store/index.js';
+import { ambiguous } from './find.js';
+import { resolveKey, type Candidate } from './lookup.js';
+import { successorLink } from './view.js';
+
+export const GS1_VOC = 'https://gs1.org/voc/';
+export const LINKSET_TYPE = 'application/linkset+json';
+
+/** The scheme and host the request came to (behind a proxy on loopback, its X-Forwarded-* headers). */
+export function requestOrigin(req: Request): string {
+  return `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+}
+
+/** The raw query string, without its `?` ('' when none). */
+export function rawQuery(req: Request): string {
+  const i = req.originalUrl.indexOf('?');
+  return i < 0 ? '' : req.originalUrl.slice(i + 1);
+}
+
+/** Parses the key of a resolver path; a bad GTIN is INVALID_GTIN, anything else about it INVALID_SERIAL. */
+export function parseKey(path: string, gtinSegment: string): { gtin: string; serial: string } {
+  if (!isValidGtin(gtinSegment)) {
+    throw new ApiError(
+      'INVALID_GTIN',
+      `${gtinSegment} is not a valid GTIN (8, 12, 13 or 14 digits with a correct check digit)`,
+      {
+        details: { gtin: gtinSegment },
+      },
+    );
+  }
+  try {
+    return parseDigitalLinkPath(path);
+  } catch (err) {
+    if (err instanceof CodecError && err.code === 'INVALID_GTIN') {
+      throw new ApiError('INVALID_GTIN', err.message, { details: { gtin: gtinSegment } });
+    }
+    throw new ApiError('INVALID_SERIAL', err instanceof Error ? err.message : 'invalid serial', {
+      details: { maxLength: 20, charset: 'GS1 AI encodable character set 82' },
+    });
+  }
+}
+
+interface Link {
+  href: string;
+  title: string;
+  type: string;
+  hreflang?: string[];
+}
+
+/** The links of a resolved item: the consumer page (default link and product information page) and its JSON. */
+function linksOf(origin: string, c: Candidate): Record<string, Link[]> {
+  const page: Link = {
+    href: `${origin}/p/${c.productId}`,
+    title: 'Digital Product Passport',
+    type: 'text/html',
+    hreflang: ['en'],
+  };
+  const json: Link = {
+    href: `${origin}/api/v2/public/passport/${c.productId}`,
+    title: 'Digital Product Passport (JSON)',
+    type: 'application/json',
+  };
+  return {
+    [`${GS1_VOC}defaultLink`]: [page],
+    [`${GS1_VOC}pip`]: [page, json],
+  };
+}
+
+/** RFC 9264 §4.2 JSON linkset, GS1 style: one context object anchored at the Digital Link. */
+export function linkset(anchor: string, origin: string, c: Candidate) {
+  return { linkset: [{ anchor, ...linksOf(origin, c) }] };
+}
+
+function linkHeader(anchor: string, origin: string, c: Candidate): string {
+  const parts = [`<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`];
+  for (const [rel, links] of Object.entries(linksOf(origin, c))) {
+    for (const l of links) parts.push(`<${l.href}>; rel="${rel}"; type="${l.type}"`);
+  }
+  return parts.join(', ');
+}
+
+function wantsLinkset(req: Request, linkType: string | null): boolean {
+  if (linkType === 'all' || linkType === 'linkset') return true;
+  const accept = req.get('accept') ?? '';
+  return accept.includes(LINKSET_TYPE);
+}
+
+/** GET/HEAD /01/{gtin}/21/{serial}: a 302 to /p/{uid}, the linkset, or the typed error. */
+export async function resolve(db: Db, req: Request, gtinSegment: string): Promise<JsonReply> {
+  const key = parseKey(req.path, gtinSegment);
+  const origin = requestOrigin(req);
+  const query = rawQuery(req);
+  const anchor = `${origin}${digitalLinkPath(key.gtin, key.serial)}`;
+  const r = await resolveKey(db, key.gtin, key.serial, { requireRegistered: true });
+  switch (r.kind) {
+    case 'unknown_gtin':
+      throw new ApiError('PRODUCT_NOT_FOUND', `No product carries GTIN ${key.gtin}`, {
+        details: { gtin: key.gtin },
+      });
+    case 'not_published':
+      throw new ApiError('PASSPORT_NOT_FOUND', 'No passport is published for this item');
+    case 'ambiguous':
+      throw ambiguous();
+    case 'voided':
+      throw new ApiError('SERIAL_VOIDED', 'This item was voided', {
+        details: {
+          tombstone: {
+            gtin: key.gtin,
+            serial: key.serial,
+            status: 'voided',
+            voidedAt: r.candidate.voidedAt,
+            digitalLink: anchor,
+          },
+          ...(r.candidate.successorId ? { successorId: r.candidate.successorId } : {}),
+        },
+        headers: { 'X-DPP-Gone-Reason': 'serial_voided', ...successorLink(r.candidate.successorId, '/p/') },
+      });
+    case 'one': {
+      const c = r.candidate;
+      const link = linkHeader(anchor, origin, c);
+      const linkType = new URLSearchParams(query).get('linkType');
+      if (wantsLinkset(req, linkType)) {
+        return {
+          status: 200,
+          body: linkset(anchor, origin, c),
+          headers: {
+            'Content-Type': LINKSET_TYPE,
+            Link: link,
+            'Cache-Control': 'public, max-age=60',
+            Vary: 'Accept',
+          },
+        };
+      }
+      // Any other linkType (gs1:pip, gs1:defaultLink, or one not offered) goes to the default link.
+      return {
+        status: 302,
+        headers: {
+          Location: `/p/${c.productId}${query ? `?${query}` : ''}`,
+          Link: link,
+          'Cache-Control': 'public, max-age=60',
+          Vary: 'Accept',
+        },
+      };
+    }
+  }
+}
+
+/** /.well-known/gs1resolver: the resolver description file (GS1 Digital Link 1.1 §7.10). */
+export function resolverDescription(origin: string) {
+  return {
+    name: 'DPP control plane resolver',
+    resolverRoot: origin,
+    supportedPrimaryKeys: ['01'],
+    supportedKeyQualifiers: { '01': ['21'] },
+    supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:', profile: `${GS1_VOC}?show=linktypes` }],
+    linkTypes: ['gs1:defaultLink', 'gs1:pip'],
+    linkTypeDefaultCanBeLinkset: false,
+    linkTypeAllSupported: true,
+    linksetMediaType: LINKSET_TYPE,
+    supportedContextValuesEnumerated: [],
+    methods: ['GET', 'HEAD', 'OPTIONS'],
+  };
+}

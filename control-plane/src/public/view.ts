@@ -1,0 +1,150 @@
+/**
+ * What the public sees of a passport: GET /api/v2/public/passport/{uid}, the JSON of /p/{uid}, and the
+ * answers for passports that are not served (404 PASSPORT_NOT_FOUND, 410 PASSPORT_GONE with its headers).
+ */
+import { buildDigitalLink } from '@dpp/shared';
+import { ApiError } from '../http/api-error.js';
+import {
+  parseSections,
+  parseTiers,
+  sectionProof,
+  sectionTier,
+  MERKLE_ALGORITHM,
+  HASH_ALGORITHM,
+} from '../passports/index.js';
+import type { Db } from '../store/index.js';
+import type { Candidate } from './lookup.js';
+
+export interface PublicPassport {
+  passportUid: string;
+  state: string;
+  notice: string | null;
+  publisher: { name: string; issuer: string | null };
+  digitalLink: string;
+  registered: boolean;
+  version: {
+    version: number;
+    versionId: string;
+    previous_version_id: string | null;
+    publishedAt: string;
+    hash: string;
+    contentHash: string;
+    merkleRoot: string;
+  };
+  sections: Record<string, unknown>;
+  proofs: Record<
+    string,
+    { leafIndex: number; leafCount: number; path: { side: 'left' | 'right'; hash: string }[] }
+  >;
+  disclosure: { tier: 'public'; withheldSections: number };
+  algorithms: { hash: string; merkle: string };
+  links: { self: string; page: string; digitalLink: string };
+}
+
+const NOTICES: Readonly<Record<string, string>> = {
+  suspended: 'This passport is suspended by its publisher; the information may be under review.',
+  archived: 'This passport is archived: the product is no longer placed on the market.',
+};
+
+type VersionPart = Pick<PublicPassport, 'version' | 'sections' | 'proofs' | 'disclosure'>;
+
+/** Public parts of published versions by version id. Versions are immutable, so entries never go stale. */
+const versionParts = new Map<string, VersionPart>();
+const VERSION_CACHE_SIZE = 2_000;
+
+async function publicPartsOf(db: Db, versionId: string): Promise<VersionPart> {
+  const hit = versionParts.get(versionId);
+  if (hit) {
+    versionParts.delete(versionId);
+    versionParts.set(versionId, hit);
+    return hit;
+  }
+  const version = await db
+    .selectFrom('passport_versions')
+    .selectAll()
+    .where('id', '=', versionId)
+    .executeTakeFirstOrThrow();
+  const content = parseSections(version.content);
+  const tiers = parseTiers(version.section_tiers);
+  const names = Object.keys(content).sort();
+  const shown = names.filter((n) => sectionTier(tiers, n) === 'public');
+  const sections: Record<string, unknown> = {};
+  const proofs: PublicPassport['proofs'] = {};
+  for (const name of shown) {
+    sections[name] = content[name];
+    const p = sectionProof(content, name)!;
+    proofs[name] = { leafIndex: p.leafIndex, leafCount: p.leafCount, path: p.path };
+  }
+  const part: VersionPart = {
+    version: {
+      version: version.version,
+      versionId: version.id,
+      previous_version_id: version.previous_version_id,
+      publishedAt: version.published_at,
+      hash: version.hash,
+      contentHash: version.content_hash,
+      merkleRoot: version.merkle_root,
+    },
+    sections,
+    proofs,
+    disclosure: { tier: 'public', withheldSections: names.length - shown.length },
+  };
+  if (versionParts.size >= VERSION_CACHE_SIZE) versionParts.delete(versionParts.keys().next().value!);
+  versionParts.set(versionId, part);
+  return part;
+}
+
+/** The public passport of a served candidate: public sections only, each with its Merkle proof. */
+export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string): Promise<PublicPassport> {
+  const part = await publicPartsOf(db, c.currentVersionId!);
+  const digitalLink = c.digitalLink ?? buildDigitalLink(publicBaseUrl, c.gtin, c.serial);
+  return {
+    passportUid: c.productId,
+    state: c.state ?? 'draft',
+    notice: NOTICES[c.state ?? ''] ?? null,
+    publisher: { name: c.tenantName, issuer: c.issuerDid },
+    digitalLink,
+    registered: c.registered,
+    ...part,
+    algorithms: { hash: HASH_ALGORITHM, merkle: MERKLE_ALGORITHM },
+    links: { self: `/api/v2/public/passport/${c.productId}`, page: `/p/${c.productId}`, digitalLink },
+  };
+}
+
+/** `Link: <...>; rel="successor-version"` when a replacement was recorded (api-v2.md, PASSPORT_GONE). */
+export function successorLink(
+  successorId: string | null,
+  base: '/api/v2/public/passport/' | '/p/',
+): Record<string, string> {
+  return successorId ? { Link: `<${base}${successorId}>; rel="successor-version"` } : {};
+}
+
+/**
+ * The error for a candidate the public route does not serve: 410 PASSPORT_GONE (X-DPP-Gone-Reason
+ * serial_voided or passport_voided, none for a ceased item; Link to the successor when recorded), or
+ * 404 PASSPORT_NOT_FOUND.
+ */
+export function notServedError(c: Candidate | undefined, base: '/api/v2/public/passport/' | '/p/'): ApiError {
+  if (c && c.status.kind === 'gone') {
+    const reason = c.status.reason;
+    return new ApiError(
+      'PASSPORT_GONE',
+      reason
+        ? `This passport is no longer available (${reason.replace('_', ' ')})`
+        : 'This item has ceased to exist',
+      {
+        details: {
+          passportUid: c.productId,
+          ...(reason ? { reason } : {}),
+          ...(c.successorId ? { successorId: c.successorId } : {}),
+        },
+        headers: {
+          ...(reason ? { 'X-DPP-Gone-Reason': reason } : {}),
+          ...successorLink(c.successorId, base),
+        },
+      },
+    );
+  }
+  // The same answer for a draft, a passport not published to the public and an unknown id.
+  return new ApiError('PASSPORT_NOT_FOUND', 'No passport is published under this id');
+}

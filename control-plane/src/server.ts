@@ -1,0 +1,229 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import {
+  type AidcSettings,
+  DEFAULT_LABEL_TEMPLATE,
+  JobService,
+  type PrintLoopPort,
+  startReaper,
+} from './aidc/index.js';
+import { buildApp, type AppServices, type BuiltApp } from './app.js';
+import { carriersPrintLoop } from './carriers/index.js';
+import {
+  type Broker,
+  EmbeddedBroker,
+  ExternalBroker,
+  WORK_NOTICE_TOPIC,
+  noBroker,
+  workNoticeHandler,
+} from './broker/index.js';
+import { DeviceService } from './devices/index.js';
+import { TokenService, principalFromAccessToken } from './oauth/index.js';
+import { Keyring } from './signing/index.js';
+import type { Config } from './config/index.js';
+import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { IngestWorker } from './ingest/index.js';
+import { createLogger, type Logger } from './logging/logger.js';
+import { OutboxDispatcher } from './outbox/index.js';
+import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
+import { schemaRegistry } from './schemas/index.js';
+import { openStore, type Store, type StoreOptions } from './store/index.js';
+import { applySeed, purgeExpiredSessions, readSeedFile } from './tenants/index.js';
+import { type DeliveryWorker, type WebhookOptions, createWebhookRuntime } from './webhooks/index.js';
+
+export interface ControlPlane {
+  /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
+  url: string;
+  port: number;
+  store: Store;
+  dispatcher: OutboxDispatcher;
+  built: BuiltApp;
+  services: AppServices;
+  /** The webhook delivery worker (started unless `webhooks.deliver` was false). */
+  webhooks: DeliveryWorker;
+  /** The ingest worker (started unless `ingest.start` was false). */
+  ingest: IngestWorker;
+  /** The passport generation worker (started unless `passports.start` was false). */
+  generation: GenerationWorker;
+  log: Logger;
+  /** Graceful: stops taking requests, finishes in-flight ones, stops workers, closes the store. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  now?: () => number;
+  /** Overrides of how the store is opened (tests use their own PostgreSQL schema). */
+  store?: Partial<StoreOptions>;
+  /** Webhook delivery tuning, URL policy, and whether the delivery worker starts. */
+  webhooks?: WebhookOptions;
+  /** Whether the outbox dispatcher starts (default true); tests stop between commit and dispatch. */
+  outbox?: { start?: boolean };
+  /** Whether the ingest worker starts (default true), and its tuning; tests drive it by hand. */
+  ingest?: { start?: boolean; rowsPerCommit?: number; leaseMs?: number; pollMs?: number };
+  /**
+   * Whether the passport generation worker starts (default true), and the credential signer (the local
+   * did:key signer by default; tests hand in faulty ones).
+   */
+  passports?: { start?: boolean; signer?: CredentialSigner; pollMs?: number };
+}
+
+/** Starts the whole control plane from a configuration. The composition root of the service. */
+export async function startControlPlane(config: Config, options: StartOptions = {}): Promise<ControlPlane> {
+  const log = options.log ?? createLogger({ level: config.logLevel });
+  const now = options.now ?? Date.now;
+  const store = await openStore({
+    databaseUrl: config.databaseUrl,
+    sqliteFile: path.join(config.dataDir, 'control-plane.sqlite'),
+    ...options.store,
+  });
+  if (config.seedFile) await applySeed(store.db, await readSeedFile(config.seedFile));
+
+  const keyring = new Keyring({ db: store.db, now });
+  await keyring.init();
+  const devices = new DeviceService(store.db, now);
+  const tokens = new TokenService({
+    db: store.db,
+    keyring,
+    devices,
+    issuer: config.publicBaseUrl,
+    accessTokenTtlSeconds: config.accessTokenTtlSeconds,
+    now,
+  });
+  const broker = await startBroker(config, log, (token) =>
+    principalFromAccessToken(token, { keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
+  );
+  const webhooks = createWebhookRuntime({ config, store, log, now, options: options.webhooks });
+  const passportSigner = options.passports?.signer ?? localSigner;
+  const generation = new GenerationWorker({
+    db: store.db,
+    registry: schemaRegistry,
+    publicBaseUrl: config.publicBaseUrl,
+    log: log.child({ module: 'passports' }),
+    now,
+    signer: passportSigner,
+    ...(options.passports?.pollMs ? { pollMs: options.passports.pollMs } : {}),
+  });
+  const dispatcher = new OutboxDispatcher({
+    db: store.db,
+    dialect: store.dialect,
+    log: log.child({ module: 'outbox' }),
+  });
+  const printLoop: PrintLoopPort = {
+    ...carriersPrintLoop({ publicBaseUrl: config.publicBaseUrl }),
+    isReadyToPrint,
+  };
+  const aidcSettings: AidcSettings = { ...config.aidc, defaultTemplate: DEFAULT_LABEL_TEMPLATE };
+  const services: AppServices = {
+    keyring,
+    devices,
+    tokens,
+    broker,
+    webhooks,
+    passports: { worker: generation, signer: passportSigner },
+    aidc: {
+      jobs: new JobService(store.db, printLoop, aidcSettings, now),
+      claim: {
+        db: store.db,
+        dialect: store.dialect,
+        keyring,
+        issuer: config.publicBaseUrl,
+        settings: aidcSettings,
+        now,
+      },
+      result: { db: store.db, port: printLoop, idempotencyTtlHours: config.idempotencyTtlHours, now },
+    },
+    wakeOutbox: () => dispatcher.wake(),
+  };
+
+  let shuttingDown = false;
+  const built = buildApp({ config, store, log, now, isShuttingDown: () => shuttingDown, services });
+  dispatcher.register(WORK_NOTICE_TOPIC, workNoticeHandler(store.db, broker));
+  dispatcher.register('event', webhooks.fanOut);
+  if (options.outbox?.start !== false) dispatcher.start();
+  if (webhooks.deliver) webhooks.worker.start();
+  const ingest = new IngestWorker({
+    db: store.db,
+    registry: schemaRegistry,
+    env: config.env,
+    log: log.child({ module: 'ingest' }),
+    now,
+    ...(options.ingest?.rowsPerCommit ? { rowsPerCommit: options.ingest.rowsPerCommit } : {}),
+    ...(options.ingest?.leaseMs ? { leaseMs: options.ingest.leaseMs } : {}),
+    ...(options.ingest?.pollMs ? { pollMs: options.ingest.pollMs } : {}),
+  });
+  if (options.ingest?.start !== false) ingest.start();
+  if (options.passports?.start !== false) generation.start();
+  const reaper = startReaper(
+    { db: store.db, port: printLoop, log: log.child({ module: 'aidc-reaper' }), now },
+    config.aidc.reaperIntervalMs,
+  );
+  const housekeeping = setInterval(() => {
+    purgeExpiredIdempotencyKeys(store.db, now).catch((err) => log.warn({ err }, 'idempotency purge failed'));
+    tokens.purgeAssertions().catch((err) => log.warn({ err }, 'assertion purge failed'));
+    purgeExpiredSessions(store.db).catch((err) => log.warn({ err }, 'session purge failed'));
+  }, 3_600_000);
+  housekeeping.unref();
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = built.app.listen(config.port, config.host, () => resolve(s));
+    s.once('error', reject);
+  });
+  server.keepAliveTimeout = 5_000;
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, dialect: store.dialect, env: config.env }, 'control plane listening');
+
+  let closing: Promise<void> | undefined;
+  const close = () =>
+    (closing ??= (async () => {
+      shuttingDown = true;
+      clearInterval(housekeeping);
+      const drained = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await drained;
+      clearTimeout(force);
+      await ingest.stop();
+      await generation.stop();
+      await reaper.stop();
+      await dispatcher.stop();
+      await webhooks.worker.stop();
+      await broker.close();
+      await store.close();
+      log.info('control plane stopped');
+    })());
+
+  return {
+    url,
+    port,
+    store,
+    dispatcher,
+    built,
+    services,
+    webhooks: webhooks.worker,
+    ingest,
+    generation,
+    log,
+    close,
+  };
+}
+
+/** The embedded aedes broker on MQTT_PORT, an external one at MQTT_URL, or none when MQTT_PORT=0. */
+async function startBroker(
+  config: Config,
+  log: Logger,
+  authenticate: (token: string) => ReturnType<typeof principalFromAccessToken>,
+): Promise<Broker> {
+  if (config.mqttUrl) return ExternalBroker.connect(config.mqttUrl, log.child({ module: 'mqtt' }));
+  if (config.mqttPort === 0) return noBroker;
+  return EmbeddedBroker.start({
+    port: config.mqttPort,
+    host: config.host,
+    publicHost: new URL(config.publicBaseUrl).hostname,
+    authenticate,
+    log: log.child({ module: 'mqtt' }),
+  });
+}

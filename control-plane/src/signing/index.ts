@@ -1,0 +1,2 @@
+export * from './keyring.js';
+export * from './routes.js';

@@ -1,0 +1,172 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type CryptoKey,
+  type JWK,
+  type JWTPayload,
+  type JWTVerifyOptions,
+  CompactSign,
+  SignJWT,
+  compactVerify,
+  exportJWK,
+  generateKeyPair,
+  importJWK,
+  jwtVerify,
+} from 'jose';
+import type { Db } from '../store/index.js';
+
+interface LoadedKey {
+  kid: string;
+  createdAt: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+}
+
+export interface KeyringOptions {
+  db: Db;
+  now?: () => number;
+  /** Retired keys stay in the JWKS this long, so tokens and envelopes they signed still verify. */
+  retiredGraceMs?: number;
+}
+
+/**
+ * The control plane's Ed25519 signing keys (access tokens, AIDC envelopes). Kept in the store so every
+ * replica signs and verifies with the same set; the newest key signs, all unretired keys verify and are
+ * published at /.well-known/jwks.json. `rotate()` adds a key and retires the previous one after a grace.
+ */
+export class Keyring {
+  private keys: LoadedKey[] = [];
+  private readonly now: () => number;
+  private readonly graceMs: number;
+  private loadedAt = 0;
+
+  constructor(private readonly opts: KeyringOptions) {
+    this.now = opts.now ?? Date.now;
+    this.graceMs = opts.retiredGraceMs ?? 24 * 3_600_000;
+  }
+
+  /** Loads the keys; creates the first one on a fresh store. */
+  async init(): Promise<void> {
+    await this.reload();
+    if (this.keys.length === 0) {
+      await this.insertNewKey();
+      await this.reload();
+    }
+  }
+
+  /** Adds a new signing key; the previous ones are retired and stay published for the grace period. */
+  async rotate(): Promise<string> {
+    const retireAt = new Date(this.now() + this.graceMs).toISOString();
+    await this.opts.db
+      .updateTable('signing_keys')
+      .set({ retired_at: retireAt })
+      .where('retired_at', 'is', null)
+      .execute();
+    const kid = await this.insertNewKey();
+    await this.reload();
+    return kid;
+  }
+
+  /** The public keys as a JWK Set (RFC 7517 §5). */
+  jwks(): { keys: JWK[] } {
+    return { keys: this.keys.map((k) => k.publicJwk) };
+  }
+
+  async signJwt(claims: JWTPayload, opts: { typ: string; expiresInSeconds: number }): Promise<string> {
+    const key = await this.current();
+    const iat = Math.floor(this.now() / 1000);
+    return new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: opts.typ })
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + opts.expiresInSeconds)
+      .setJti(claims.jti ?? randomUUID())
+      .sign(key.privateKey);
+  }
+
+  /** Signs an arbitrary payload as a compact JWS (for AIDC envelopes). */
+  async signCompact(payload: Uint8Array, typ: string): Promise<string> {
+    const key = await this.current();
+    return new CompactSign(payload)
+      .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ })
+      .sign(key.privateKey);
+  }
+
+  async verifyJwt(token: string, options: JWTVerifyOptions): Promise<JWTPayload> {
+    const { payload } = await jwtVerify(token, (header) => this.keyFor(header.kid), {
+      algorithms: ['EdDSA'],
+      currentDate: new Date(this.now()),
+      ...options,
+    });
+    return payload;
+  }
+
+  async verifyCompact(jws: string): Promise<{ payload: Uint8Array; typ: string | undefined }> {
+    const { payload, protectedHeader } = await compactVerify(jws, (header) => this.keyFor(header.kid), {
+      algorithms: ['EdDSA'],
+    });
+    return { payload, typ: protectedHeader.typ };
+  }
+
+  private async keyFor(kid: string | undefined): Promise<CryptoKey> {
+    let key = this.keys.find((k) => k.kid === kid);
+    if (!key && this.now() - this.loadedAt > 1_000) {
+      await this.reload(); // a replica may have rotated
+      key = this.keys.find((k) => k.kid === kid);
+    }
+    if (!key) throw new Error(`unknown signing key ${String(kid)}`);
+    return key.publicKey;
+  }
+
+  private async current(): Promise<LoadedKey> {
+    if (this.now() - this.loadedAt > 60_000) await this.reload();
+    const key = this.keys[0];
+    if (!key) throw new Error('keyring not initialised');
+    return key;
+  }
+
+  private async reload(): Promise<void> {
+    const nowIso = new Date(this.now()).toISOString();
+    const rows = await this.opts.db
+      .selectFrom('signing_keys')
+      .selectAll()
+      .where((eb) => eb.or([eb('retired_at', 'is', null), eb('retired_at', '>', nowIso)]))
+      .orderBy('created_at', 'desc')
+      .orderBy('kid', 'desc')
+      .execute();
+    const active = rows.filter((r) => r.retired_at === null);
+    const ordered = [...active, ...rows.filter((r) => r.retired_at !== null)];
+    this.keys = await Promise.all(
+      ordered.map(async (r) => {
+        const publicJwk = JSON.parse(r.public_jwk) as JWK;
+        return {
+          kid: r.kid,
+          createdAt: r.created_at,
+          privateKey: (await importJWK(JSON.parse(r.private_jwk) as JWK, 'EdDSA')) as CryptoKey,
+          publicKey: (await importJWK(publicJwk, 'EdDSA')) as CryptoKey,
+          publicJwk,
+        };
+      }),
+    );
+    this.loadedAt = this.now();
+  }
+
+  private async insertNewKey(): Promise<string> {
+    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const kid = randomUUID();
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
+    const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA' };
+    await this.opts.db
+      .insertInto('signing_keys')
+      .values({
+        kid,
+        alg: 'EdDSA',
+        private_jwk: JSON.stringify(privateJwk),
+        public_jwk: JSON.stringify(publicJwk),
+        created_at: new Date(this.now()).toISOString(),
+        retired_at: null,
+      })
+      .onConflict((oc) => oc.column('kid').doNothing())
+      .execute();
+    return kid;
+  }
+}

@@ -1,0 +1,130 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { migrationProvider } from './migrations/index.js';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+export type Db = Kysely<Database>;
+
+export interface Store {
+  db: Db;
+  dialect: Dialect;
+  /** Pings the database; used by /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** `postgres://...`; when absent, SQLite at `sqliteFile`. */
+  databaseUrl?: string | undefined;
+  sqliteFile?: string;
+  /** PostgreSQL schema to use (tests give each suite its own). Created when missing. */
+  pgSchema?: string;
+  pgPoolSize?: number;
+}
+
+// PostgreSQL returns int8 (e.g. count(*)) as strings by default; our counts fit in a JS number.
+pg.types.setTypeParser(20, (v: string) => Number(v));
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares each query anew; preparing costs more than running most of our
+ * statements. Kysely holds the one connection under a mutex, so a cached statement is never used by two
+ * queries at once.
+ */
+function withStatementCache(database: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      cache.delete(source);
+    } else {
+      stmt = prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    }
+    cache.set(source, stmt);
+    return stmt;
+  }) as SQLite.Database['prepare'];
+  return database;
+}
+
+function openSqlite(file: string): Db {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const database = new SQLite(file);
+  database.pragma('journal_mode = WAL');
+  database.pragma('synchronous = NORMAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+}
+
+function openPostgres(url: string, schema: string | undefined, max: number): Db {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** Opens the store and runs pending migrations. */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const dialect: Dialect = options.databaseUrl ? 'postgres' : 'sqlite';
+  if (dialect === 'postgres' && options.pgSchema) {
+    if (!/^[a-z_][a-z0-9_]*$/.test(options.pgSchema)) throw new Error(`bad schema name ${options.pgSchema}`);
+    const admin = new pg.Client({ connectionString: options.databaseUrl });
+    await admin.connect();
+    try {
+      await admin.query(`create schema if not exists ${options.pgSchema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const db =
+    dialect === 'postgres'
+      ? openPostgres(options.databaseUrl!, options.pgSchema, options.pgPoolSize ?? 10)
+      : openSqlite(options.sqliteFile ?? ':memory:');
+  try {
+    await migrate(db, dialect === 'postgres' ? options.pgSchema : undefined);
+  } catch (err) {
+    await db.destroy();
+    throw err;
+  }
+  return {
+    db,
+    dialect,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
+  // With a schema of our own, Kysely's bookkeeping tables live in it too: otherwise Kysely looks for them
+  // in any schema of the database and a stray half-migrated schema breaks every later migration.
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    // Migrations only add tables of new domains, so one numbered below an applied one may still run.
+    allowUnorderedMigrations: true,
+    ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/** The current instant as stored: ISO 8601 UTC with milliseconds. */
+export function nowIso(clock: () => number = Date.now): string {
+  return new Date(clock()).toISOString();
+}

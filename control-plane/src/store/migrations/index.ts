@@ -1,0 +1,26 @@
+import type { Migration, MigrationProvider } from 'kysely';
+import * as m0001 from './0001_foundation.js';
+import * as m0002 from './0002_products.js';
+import * as m0003 from './0003_webhooks.js';
+import * as m0004 from './0004_passports.js';
+import * as m0005 from './0005_carriers.js';
+import * as m0006 from './0006_devices.js';
+import * as m0007 from './0007_aidc.js';
+
+/**
+ * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
+ * that has shipped.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_foundation': m0001,
+  '0002_products': m0002,
+  '0003_webhooks': m0003,
+  '0004_passports': m0004,
+  '0005_carriers': m0005,
+  '0006_devices': m0006,
+  '0007_aidc': m0007,
+};
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => MIGRATIONS,
+};

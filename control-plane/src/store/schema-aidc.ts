@@ -1,0 +1,65 @@
+/** Tables of the AIDC print-job domain (migration 0007). */
+export interface PrintJobTable {
+  job_ref: string;
+  tenant_id: string;
+  product_id: string;
+  gtin: string;
+  serial: string;
+  digital_link: string;
+  sgtin96_epc: string;
+  /** JSON LabelTemplate. */
+  label_template: string;
+  /** Printer name the job is bound to, or null for any printer of the tenant. */
+  printer: string | null;
+  /** 1 when the label encodes an RFID tag: only a printer with an encoder may claim it. */
+  requires_rfid: number;
+  state: string;
+  /** The current attempt: the fencing token every result must carry. */
+  attempt_id: string | null;
+  attempt_count: number;
+  max_attempts: number;
+  device_id: string | null;
+  lease_expires_at: string | null;
+  last_error: string | null;
+  created_by: string | null;
+  correlation_id: string | null;
+  created_at: string;
+  updated_at: string;
+  terminal_at: string | null;
+}
+
+export interface PrintAttemptTable {
+  attempt_id: string;
+  job_ref: string;
+  tenant_id: string;
+  device_id: string;
+  printer: string;
+  number: number;
+  envelope_jti: string;
+  claimed_at: string;
+  /** The state the attempt reached last. */
+  state: string;
+  ended_at: string | null;
+  failure_reason: string | null;
+}
+
+export interface PrintEvidenceTable {
+  id: string;
+  job_ref: string;
+  attempt_id: string;
+  tenant_id: string;
+  /** The state this evidence moved the job to. */
+  state: string;
+  kind: string;
+  /** JSON. */
+  payload: string;
+  actor_type: string;
+  actor_id: string | null;
+  recorded_at: string;
+}
+
+export interface AidcTables {
+  print_jobs: PrintJobTable;
+  print_attempts: PrintAttemptTable;
+  print_evidence: PrintEvidenceTable;
+}

@@ -1,0 +1,6 @@
+export * from './accounts.js';
+export * from './api-keys.js';
+export * from './routes.js';
+export * from './seed.js';
+export * from './tenants.js';
+export * from './passwords.js';

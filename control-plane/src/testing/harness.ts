@@ -1,0 +1,204 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { loadConfig, type Config } from '../config/index.js';
+import { startControlPlane, type ControlPlane, type StartOptions } from '../server.js';
+import type { SeedFile } from '../tenants/index.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+/** The databases the store suites run on: SQLite always, PostgreSQL when TEST_DATABASE_URL is set. */
+export function testDialects(): DialectName[] {
+  return process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+}
+
+/** Whether PostgreSQL suites run; when not, the global setup says so plainly. */
+export const postgresAvailable = (): boolean => Boolean(process.env.TEST_DATABASE_URL);
+
+export interface SeededKey {
+  secret: string;
+  scopes: string[];
+}
+
+export interface SeededTenant {
+  id: string;
+  name: string;
+  tier: 'free' | 'mid_market' | 'enterprise';
+  /** Key with every scope ("*"). */
+  admin: string;
+  /** Key with products:read only. */
+  readOnly: string;
+  /** Key with no scopes at all. */
+  noScopes: string;
+}
+
+export interface TestControlPlane {
+  cp: ControlPlane;
+  url: string;
+  dialect: DialectName;
+  /** `sandbox` is a live (unexpired) sandbox workspace on the mid_market tier. */
+  tenants: { a: SeededTenant; b: SeededTenant; expired: SeededTenant; sandbox: SeededTenant };
+  /** Fetch against the control plane with a bearer key and JSON body. */
+  call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
+  /**
+   * Stops this control plane and starts a new one on the same storage (SQLite file or PostgreSQL
+   * schema), as after a crash and restart; `cp` and `url` then name the new one.
+   */
+  restart(options?: RestartOptions): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What a test may change about how a control plane starts (webhook tuning, workers left off). */
+export type RestartOptions = Pick<StartOptions, 'webhooks' | 'outbox' | 'ingest' | 'passports'>;
+
+export interface CallOptions {
+  key?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string;
+}
+
+/** A port that was free a moment ago (the broker binds it right after). */
+export async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function secret(): string {
+  return `dpp_sk_test_${randomBytes(18).toString('base64url')}`;
+}
+
+function tenant(name: string, tier: SeededTenant['tier']): SeededTenant {
+  return { id: randomUUID(), name, tier, admin: secret(), readOnly: secret(), noScopes: secret() };
+}
+
+const LIVE_SANDBOX_EXPIRY = '2099-01-01T00:00:00Z';
+
+function seedOf(ts: SeededTenant[], expiredId: string, sandboxId?: string): SeedFile {
+  return {
+    tenants: ts.map((t) => ({
+      id: t.id,
+      name: t.name,
+      tier: t.tier,
+      sandbox: t.id === expiredId || t.id === sandboxId,
+      sandboxExpiresAt:
+        t.id === expiredId ? '2020-01-01T00:00:00Z' : t.id === sandboxId ? LIVE_SANDBOX_EXPIRY : null,
+      apiKeys: [
+        { secret: t.admin, scopes: ['*'], name: 'admin' },
+        { secret: t.readOnly, scopes: ['products:read'], name: 'read-only' },
+        { secret: t.noScopes, scopes: [], name: 'no-scopes' },
+      ],
+    })),
+  };
+}
+
+/**
+ * Starts a real control plane on a free port with a fresh database (a new SQLite file, or a new
+ * PostgreSQL schema that is dropped on close) and a seed of three tenants.
+ */
+export async function startTestControlPlane(
+  options: {
+    dialect?: DialectName;
+    env?: Record<string, string>;
+    mqtt?: boolean;
+    /**
+     * Values set on the loaded configuration, e.g. `{ env: 'production' }`, which the environment cannot
+     * express together with the test seed (production refuses DPP_SEED_FILE).
+     */
+    config?: Partial<Config>;
+  } & RestartOptions = {},
+): Promise<TestControlPlane> {
+  const dialect = options.dialect ?? 'sqlite';
+  const mqttPort = options.mqtt ? String(await freePort()) : '0';
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dpp-cp-'));
+  const tenants = {
+    a: tenant('Tenant A', 'mid_market'),
+    b: tenant('Tenant B', 'free'),
+    expired: tenant('Expired Sandbox', 'free'),
+    sandbox: tenant('Live Sandbox', 'mid_market'),
+  };
+  const seedFile = path.join(dir, 'seed.json');
+  await fs.writeFile(
+    seedFile,
+    JSON.stringify(seedOf(Object.values(tenants), tenants.expired.id, tenants.sandbox.id)),
+  );
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (dialect === 'postgres' && !pgUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const loaded = loadConfig({
+    DPP_ENV: 'test',
+    // A concrete port, so the advertised URLs (issuer, token endpoint, Digital Links) are reachable.
+    PORT: String(await freePort()),
+    HOST: '127.0.0.1',
+    MQTT_PORT: mqttPort,
+    DATA_DIR: dir,
+    DPP_SEED_FILE: seedFile,
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    ...(dialect === 'postgres' ? { DATABASE_URL: pgUrl! } : {}),
+    ...options.env,
+  });
+  const config: Config = { ...loaded, ...options.config };
+  const startOn = (o: RestartOptions) =>
+    startControlPlane(config, {
+      store: dialect === 'postgres' ? { pgSchema: schema } : {},
+      ...(o.webhooks ? { webhooks: o.webhooks } : {}),
+      ...(o.outbox ? { outbox: o.outbox } : {}),
+      ...(o.ingest ? { ingest: o.ingest } : {}),
+      ...(o.passports ? { passports: o.passports } : {}),
+    });
+  let cp = await startOn(options);
+  const call = async (method: string, p: string, opts: CallOptions = {}): Promise<CallResult> => {
+    const headers: Record<string, string> = { ...opts.headers };
+    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
+    let body: string | undefined;
+    if (opts.body !== undefined) {
+      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(cp.url + p, { method, headers, body, redirect: 'manual' });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed, text };
+  };
+  const t: TestControlPlane = {
+    cp,
+    url: cp.url,
+    dialect,
+    tenants,
+    call,
+    restart: async (o = {}) => {
+      await cp.close();
+      cp = await startOn(o);
+      t.cp = cp;
+      t.url = cp.url;
+    },
+    close: async () => {
+      await cp.close();
+      if (dialect === 'postgres') {
+        const client = new pg.Client({ connectionString: pgUrl });
+        await client.connect();
+        await client.query(`drop schema if exists ${schema} cascade`);
+        await client.end();
+      }
+      await fs.rm(dir, { recursive: true, force: true });
+    },
+  };
+  return t;
+}

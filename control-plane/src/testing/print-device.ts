@@ -1,0 +1,138 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { CompactSign } from 'jose';
+import { EVIDENCE_BUNDLE_TYPE, canonicalJson } from '@dpp/shared';
+import type { EnrolledTestDevice } from './device.js';
+import type { ApiCaller } from './journey.js';
+import type { CallResult } from './harness.js';
+
+export interface ClaimedJob {
+  jobRef: string;
+  attemptId: string;
+  envelope: string;
+  job: { digitalLink: string; sgtin96Epc: string; serial: string; gtin: string };
+}
+
+const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+const now = () => new Date().toISOString();
+
+/**
+ * A device that drives print jobs through the HTTP API as the agent would, with evidence made up from
+ * the claim (no printer): for tests of the state machine and for load benchmarks.
+ */
+export class HttpPrintDevice {
+  token = '';
+
+  constructor(
+    readonly call: ApiCaller,
+    readonly device: EnrolledTestDevice,
+  ) {}
+
+  async init(): Promise<this> {
+    this.token = await this.device.accessToken();
+    return this;
+  }
+
+  async claim(printer = 'zebra-1', rfid = true): Promise<ClaimedJob | null> {
+    const r = await this.call('POST', '/api/v2/aidc/jobs/claim', {
+      key: this.token,
+      body: { printer: { name: printer, rfid } },
+    });
+    if (r.status === 204) return null;
+    if (r.status !== 200) throw new Error(`claim: ${r.status} ${r.text}`);
+    const d = r.body.data;
+    return { jobRef: d.job.jobRef, attemptId: d.attemptId, envelope: d.envelope, job: d.job };
+  }
+
+  result(
+    c: ClaimedJob,
+    status: string,
+    evidence: Record<string, unknown>,
+    key = randomUUID(),
+  ): Promise<CallResult> {
+    return this.call('POST', `/api/v2/aidc/jobs/${c.jobRef}/result`, {
+      key: this.token,
+      headers: { 'Idempotency-Key': key },
+      body: { status, evidence, attempt_id: c.attemptId },
+    });
+  }
+
+  evidence(c: ClaimedJob) {
+    const payload = `^XA^FDMA,${c.job.digitalLink}^FS^XZ`;
+    return {
+      render_manifest: {
+        language: 'zpl',
+        template: 'default-50x30',
+        payloadSha256: sha(payload),
+        payloadBytes: payload.length,
+        digitalLink: c.job.digitalLink,
+        qrVerified: true,
+        sgtin96Epc: c.job.sgtin96Epc,
+        renderedAt: now(),
+      },
+      spool_receipt: {
+        printer: 'zebra-1',
+        transport: 'serial',
+        bytes: payload.length,
+        payloadSha256: sha(payload),
+        submittedAt: now(),
+      },
+      attestation: {
+        actor: { type: 'device', id: this.device.id },
+        method: 'rfid_readback',
+        epcReadBack: c.job.sgtin96Epc,
+        attestedAt: now(),
+      },
+      scan_result: {
+        scanner: 'scanner-1',
+        decodedLink: c.job.digitalLink,
+        linkMatches: true,
+        epcRead: c.job.sgtin96Epc,
+        epcMatches: true,
+        scannedAt: now(),
+      },
+    };
+  }
+
+  /** The evidence bundle: a JWS signed by the device key over everything the attempt reported. */
+  async bundle(
+    c: ClaimedJob,
+    e: ReturnType<HttpPrintDevice['evidence']>,
+    over: Record<string, unknown> = {},
+  ): Promise<string> {
+    const claims = JSON.parse(Buffer.from(c.envelope.split('.')[1]!, 'base64url').toString()) as {
+      jti: string;
+    };
+    const payload = {
+      jobRef: c.jobRef,
+      attemptId: c.attemptId,
+      deviceId: this.device.id,
+      envelopeJti: claims.jti,
+      renderManifest: e.render_manifest,
+      spoolReceipt: e.spool_receipt,
+      attestation: e.attestation,
+      scanResult: e.scan_result,
+      sealedAt: now(),
+      ...over,
+    };
+    return new CompactSign(new TextEncoder().encode(canonicalJson(payload)))
+      .setProtectedHeader({ alg: 'EdDSA', typ: EVIDENCE_BUNDLE_TYPE })
+      .sign(this.device.key.privateKey);
+  }
+
+  /** Drives a claimed job through every step to SEALED; throws on any unexpected answer. */
+  async seal(c: ClaimedJob): Promise<void> {
+    const e = this.evidence(c);
+    const steps: [string, Record<string, unknown>][] = [
+      ['RENDERED', { render_manifest: e.render_manifest }],
+      ['SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt }],
+      ['PRINTED_ATTESTED', { attestation: e.attestation }],
+      ['SCAN_VERIFIED', { scan_result: e.scan_result }],
+      ['SEALED', { evidence_bundle: { jws: await this.bundle(c, e) } }],
+    ];
+    for (const [status, evidence] of steps) {
+      const r = await this.result(c, status, evidence);
+      if (r.status !== 200 || r.body.data.state !== status)
+        throw new Error(`${status}: ${r.status} ${r.text}`);
+    }
+  }
+}

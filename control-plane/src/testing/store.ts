@@ -1,0 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openStore, type Store } from '../store/index.js';
+import type { DialectName } from './harness.js';
+
+/** A fresh, migrated store on the given dialect (its own PostgreSQL schema, dropped by `drop`). */
+export async function openTestStore(dialect: DialectName): Promise<Store & { drop(): Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const store = await openStore({ sqliteFile: ':memory:' });
+    return { ...store, drop: () => store.close() };
+  }
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is not set');
+  const schema = `s_${randomBytes(6).toString('hex')}`;
+  const store = await openStore({ databaseUrl: url, pgSchema: schema });
+  return {
+    ...store,
+    drop: async () => {
+      await store.close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists ${schema} cascade`);
+      await client.end();
+    },
+  };
+}

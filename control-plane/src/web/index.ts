@@ -1,0 +1,80 @@
+import express, { type ErrorRequestHandler, type Router } from 'express';
+import type { Config } from '../config/index.js';
+import type { Logger } from '../logging/logger.js';
+import type { Store } from '../store/index.js';
+import { html } from './html.js';
+import { seeOther, sendPage } from './layout.js';
+import { currentSession, sameOriginOnly, signedIn } from './session.js';
+import { devicePages } from './devices.js';
+import { createKey, revokeKey, rotateKey, settingsPage } from './settings.js';
+import { signinPage, signinSubmit, signout } from './signin.js';
+import { signupPage, signupSubmit } from './signup.js';
+
+export interface WebDeps {
+  store: Store;
+  config: Config;
+  log: Logger;
+  /** Closes a revoked device's MQTT session. */
+  onDeviceRevoked?: (deviceId: string) => void;
+}
+
+function errorPage(title: string, message: string) {
+  return html`<section class="card narrow" aria-labelledby="h">
+    <h1 id="h">${title}</h1>
+    <p>${message}</p>
+    <p><a href="/">Back to the start</a></p>
+  </section>`;
+}
+
+/** Renders failures of the pages as pages, never as JSON and never with a stack trace. */
+function pageErrors(log: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    const type = (err as { type?: unknown } | null)?.type;
+    if (type === 'entity.too.large') {
+      return sendPage(res, {
+        status: 413,
+        title: 'Form too large',
+        main: errorPage('Form too large', 'The form sent more data than this page accepts.'),
+      });
+    }
+    log.error({ module: 'web', err, correlationId: req.correlationId }, 'page failed');
+    if (res.headersSent) return void res.destroy();
+    sendPage(res, {
+      status: 500,
+      title: 'Something went wrong',
+      main: errorPage(
+        'Something went wrong',
+        `Please try again. If it keeps happening, quote this reference to support: ${req.correlationId}`,
+      ),
+    });
+  };
+}
+
+/**
+ * The small server-rendered pages: sign-up, sign-in, settings (API keys). Every other path falls
+ * through to the API. Forms are urlencoded and parsed only on these routes.
+ */
+export function webRouter(deps: WebDeps): Router {
+  const { db } = deps.store;
+  const form = express.urlencoded({ extended: false, limit: '20kb' });
+  const router = express.Router({ caseSensitive: true, strict: false });
+
+  router.get('/', async (req, res) =>
+    seeOther(res, (await currentSession(db, req)) ? '/settings' : '/signin'),
+  );
+  router.get('/signup', signupPage(deps));
+  router.post('/signup', sameOriginOnly(), form, signupSubmit(deps));
+  router.get('/signin', signinPage(deps));
+  router.post('/signin', sameOriginOnly(), form, signinSubmit(deps));
+  router.post('/signout', form, signedIn(db, signout(deps)));
+  router.get('/settings', signedIn(db, settingsPage(deps)));
+  router.post('/settings/api-keys', form, signedIn(db, createKey(deps)));
+  router.post('/settings/api-keys/:id/rotate', form, signedIn(db, rotateKey(deps)));
+  router.post('/settings/api-keys/:id/revoke', form, signedIn(db, revokeKey(deps)));
+  const devices = devicePages({ ...deps, onDeviceRevoked: deps.onDeviceRevoked ?? (() => undefined) });
+  router.get('/settings/devices', signedIn(db, devices.page));
+  router.post('/settings/devices/enrollment-tokens', form, signedIn(db, devices.createToken));
+  router.post('/settings/devices/:id/revoke', form, signedIn(db, devices.revoke));
+  router.use(pageErrors(deps.log.child({ module: 'web' })));
+  return router;
+}

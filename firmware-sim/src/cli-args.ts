@@ -1,0 +1,110 @@
+/** Command-line options of the simulator, read once and validated (STYLE principle 7). */
+import { parseArgs } from 'node:util';
+import { isFaultName, isLabelFault, type FaultName, type LabelFault } from './faults/faults.js';
+
+export interface CliOptions {
+  printer: 'pty' | 'tcp';
+  port: number;
+  host: string;
+  baud: number | null | undefined;
+  scanner: 'pty' | 'tcp' | 'none';
+  scannerPort: number;
+  scannerAuto: boolean;
+  dpi: 203 | 300 | 600;
+  labelDir: string | undefined;
+  ptyDir: string | undefined;
+  faults: FaultName[];
+  scripts: Array<{ n: number; fault: LabelFault }>;
+  hostStatusWhenFaulted: 'answer' | 'silent';
+  verbose: boolean;
+}
+
+export const USAGE = `usage: npm run sim -- [options]
+  --printer pty|tcp        transport of the printer (default pty)
+  --port N                 TCP port of the printer (default 9100; 0 = any free port)
+  --host ADDR              TCP bind address (default 127.0.0.1)
+  --baud N|off             line pacing in baud (default 115200 on a pty, off on TCP)
+  --scanner pty|tcp|none   start the scanner too (default none)
+  --scanner-port N         TCP port of the scanner (default 0 = any free port)
+  --scanner-auto           the scanner reports every label without a trigger
+  --dpi 203|300|600        print resolution (default 203)
+  --label-dir DIR          keep label PNGs here (default: a temp folder, kept)
+  --pty-dir DIR            where the pty links are made (default: a temp folder)
+  --fault NAME             set a fault from the start (repeatable)
+  --script N:FAULT         script a label fault for format N (repeatable)
+  --hs-silent              no ~HS answer while media out, ribbon out or head open
+  --verbose                debug logs on stderr
+Faults: paperOut ribbonOut headOpen paused smudged voidTag wrongContent disconnect`;
+
+export class CliUsageError extends Error {}
+
+function int(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new CliUsageError(`--${name} must be a whole number`);
+  return Number(value);
+}
+
+function oneOf<T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  if (value === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new CliUsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+export function parseCliArgs(argv: string[]): CliOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      printer: { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      baud: { type: 'string' },
+      scanner: { type: 'string' },
+      'scanner-port': { type: 'string' },
+      'scanner-auto': { type: 'boolean' },
+      dpi: { type: 'string' },
+      'label-dir': { type: 'string' },
+      'pty-dir': { type: 'string' },
+      fault: { type: 'string', multiple: true },
+      script: { type: 'string', multiple: true },
+      'hs-silent': { type: 'boolean' },
+      verbose: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help) throw new CliUsageError('');
+  const faults = (values.fault ?? []).map((f) => {
+    if (!isFaultName(f)) throw new CliUsageError(`unknown fault ${f}`);
+    return f;
+  });
+  const scripts = (values.script ?? []).map((s) => {
+    const m = /^(\d+):(\w+)$/.exec(s);
+    if (!m || !isLabelFault(m[2] ?? ''))
+      throw new CliUsageError(`--script wants N:FAULT with a label fault, got ${s}`);
+    return { n: Number(m[1]), fault: m[2] as LabelFault };
+  });
+  const baud =
+    values.baud === undefined ? undefined : values.baud === 'off' ? null : int('baud', values.baud, 0);
+  return {
+    printer: oneOf('printer', values.printer, ['pty', 'tcp'] as const, 'pty'),
+    port: int('port', values.port, 9100),
+    host: values.host ?? '127.0.0.1',
+    baud,
+    scanner: oneOf('scanner', values.scanner, ['pty', 'tcp', 'none'] as const, 'none'),
+    scannerPort: int('scanner-port', values['scanner-port'], 0),
+    scannerAuto: values['scanner-auto'] ?? false,
+    dpi: Number(oneOf('dpi', values.dpi, ['203', '300', '600'] as const, '203')) as 203 | 300 | 600,
+    labelDir: values['label-dir'],
+    ptyDir: values['pty-dir'],
+    faults,
+    scripts,
+    hostStatusWhenFaulted: values['hs-silent'] ? 'silent' : 'answer',
+    verbose: values.verbose ?? false,
+  };
+}

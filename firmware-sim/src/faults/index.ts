@@ -1,0 +1,2 @@
+export * from './faults.js';
+export { defaultWrongContent } from './wrong-content.js';

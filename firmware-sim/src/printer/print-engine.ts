@@ -1,0 +1,177 @@
+/**
+ * The print head and the RFID encoder working one format: for each try a fresh inlay is encoded, the
+ * label is rendered (VOID over it when the tag write failed, smeared when smudged, with other QR data
+ * on a wrong-content fault), stored, and the `^HV` answers go back to the host that sent the format.
+ */
+import { formatHostVerification } from '@dpp/shared';
+import type { TypedEvents } from '../events.js';
+import type { SimLogger } from '../log.js';
+import { printableZpl } from '../render/printable-zpl.js';
+import { smudgePng } from '../render/smudge.js';
+import type { LabelRenderer } from '../render/zpl-renderer.js';
+import type { LabelStore } from '../render/label-store.js';
+import type { RfidEncoder, RfidField } from '../rfid/encoder.js';
+import type { Gen2Tag } from '../rfid/tag.js';
+import { splitQrData, type LabelFormat, type RfidSetup } from './format.js';
+import type { FormatJob } from './session.js';
+import type { PrintedLabel, PrinterEvents } from './types.js';
+
+export interface EngineSettings {
+  widthDots: number;
+  lengthDots: number;
+  rfidSetup: RfidSetup;
+}
+
+export interface EngineDeps {
+  encoder: RfidEncoder;
+  renderer: LabelRenderer;
+  store: LabelStore;
+  events: TypedEvents<PrinterEvents>;
+  log: SimLogger;
+  dpmm: number;
+  /** Whether the printer has an RFID encoder; without one `^RF` fields are ignored. */
+  rfid: boolean;
+  wrongContent: (payload: string) => string;
+  /** The standing void-tag fault. */
+  voidTagSet: () => boolean;
+}
+
+export interface RunResult {
+  /** A label was printed with every tag write successful. */
+  printed: boolean;
+  /** `^FN` values of the last try. */
+  fieldValues: Map<number, string>;
+}
+
+export class PrintEngine {
+  readonly labels: PrintedLabel[] = [];
+  private readonly tags = new Map<number, Gen2Tag>();
+
+  constructor(private readonly deps: EngineDeps) {}
+
+  /** The tag under physical label `index`. */
+  tagOf(index: number): Gen2Tag | undefined {
+    return this.tags.get(index);
+  }
+
+  async run(
+    job: FormatJob,
+    format: LabelFormat,
+    settings: EngineSettings,
+    stopped: () => boolean,
+  ): Promise<RunResult> {
+    const fields = format.items.flatMap((i) => (i.kind === 'field' ? [i.field] : []));
+    const rfidFields: RfidField[] = this.deps.rfid
+      ? fields
+          .filter((f) => f.kind === 'rfid')
+          .map((f) => ({ params: f.rfidParams ?? '', data: f.data, fieldNumber: f.fieldNumber }))
+      : [];
+    const writes = rfidFields.filter((f) => f.params.trim().toUpperCase().startsWith('W'));
+    const tries = rfidFields.length > 0 ? settings.rfidSetup.tries : 1;
+    let fieldValues = new Map<number, string>();
+    for (let attempt = 1; attempt <= tries && !stopped(); attempt++) {
+      fieldValues = new Map(
+        fields.flatMap((f) =>
+          f.fieldNumber !== undefined && f.data !== undefined && f.kind !== 'rfid'
+            ? [[f.fieldNumber, f.data] as const]
+            : [],
+        ),
+      );
+      const tag = this.deps.rfid ? this.deps.encoder.nextTag() : undefined;
+      const failWrites = job.faults.has('voidTag') || this.deps.voidTagSet();
+      const encoded =
+        tag && rfidFields.length > 0
+          ? this.deps.encoder.encode(tag, rfidFields, failWrites)
+          : { ok: true, reads: new Map() };
+      for (const [n, v] of encoded.reads) fieldValues.set(n, v);
+      const label = await this.produce(job, format, settings, {
+        attempt,
+        tag,
+        fieldValues,
+        isVoid: !encoded.ok,
+        epcRequested: writes[0]?.data ?? null,
+      });
+      this.deps.events.emit('labelPrinted', label);
+      await this.answer(job, format, fieldValues, 'L');
+      if (encoded.ok) {
+        await this.answer(job, format, fieldValues, 'F');
+        return { printed: true, fieldValues };
+      }
+    }
+    return { printed: false, fieldValues };
+  }
+
+  /** Sends the `^HV` answers of a format that apply per label (`L`) or per format (`F`). */
+  async answer(
+    job: FormatJob,
+    format: LabelFormat,
+    values: ReadonlyMap<number, string>,
+    appliesTo: 'F' | 'L',
+  ): Promise<void> {
+    for (const item of format.items) {
+      const hv = item.kind === 'field' ? item.field.hostVerification : undefined;
+      if (!hv || hv.appliesTo !== appliesTo) continue;
+      const text = formatHostVerification(values.get(hv.field) ?? '', hv, hv.maxBytes);
+      await job.session.reply(text);
+    }
+  }
+
+  private async produce(
+    job: FormatJob,
+    format: LabelFormat,
+    settings: EngineSettings,
+    t: {
+      attempt: number;
+      tag: Gen2Tag | undefined;
+      fieldValues: Map<number, string>;
+      isVoid: boolean;
+      epcRequested: string | null;
+    },
+  ): Promise<PrintedLabel> {
+    const index = this.labels.length + 1;
+    const wrong = job.faults.has('wrongContent');
+    const printedZpl = printableZpl(format, {
+      widthDots: settings.widthDots,
+      lengthDots: settings.lengthDots,
+      fieldValues: t.fieldValues,
+      ...(wrong ? { qrPayload: this.deps.wrongContent } : {}),
+      ...(t.isVoid ? { voidLengthDots: settings.rfidSetup.voidLengthDots ?? settings.lengthDots } : {}),
+    });
+    let png = await this.deps.renderer.render(printedZpl, {
+      widthDots: settings.widthDots,
+      lengthDots: settings.lengthDots,
+      dpmm: this.deps.dpmm,
+    });
+    if (job.faults.has('smudged')) png = smudgePng(png);
+    const pngPath = await this.deps.store.save(index, png, printedZpl);
+    if (t.tag) this.tags.set(index, t.tag);
+    const qrData = format.items.flatMap((i) =>
+      i.kind === 'field' && i.field.kind === 'qr' && i.field.data !== undefined ? [i.field.data] : [],
+    )[0];
+    const payload = qrData === undefined ? null : (splitQrData(qrData)?.payload ?? qrData);
+    const label: PrintedLabel = {
+      index,
+      formatIndex: job.formatIndex,
+      attempt: t.attempt,
+      zpl: job.commands.map((c) => c.raw).join(''),
+      printedZpl,
+      png,
+      pngPath,
+      void: t.isVoid,
+      epcRequested: t.epcRequested,
+      epc: t.tag ? t.tag.epcHex : null,
+      content: payload !== null && wrong ? this.deps.wrongContent(payload) : payload,
+      faults: [...job.faults],
+      printedAt: new Date(),
+    };
+    this.labels.push(label);
+    this.deps.log.info('label printed', {
+      index,
+      formatIndex: job.formatIndex,
+      attempt: t.attempt,
+      void: t.isVoid,
+      epc: label.epc,
+    });
+    return label;
+  }
+}

@@ -1,0 +1,108 @@
+import { z } from 'zod';
+
+const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
+
+/** RENDERED: what was rendered, and proof the QR decodes to the expected link. */
+export const RenderManifestSchema = z
+  .object({
+    language: z.enum(['zpl', 'pdf']),
+    template: z.string().max(100),
+    /** SHA-256 of the exact bytes that will be sent to the printer. */
+    payloadSha256: sha256Hex,
+    payloadBytes: z.number().int().positive(),
+    digitalLink: z.url(),
+    /** The rendered QR was decoded locally and equals `digitalLink`. */
+    qrVerified: z.literal(true),
+    sgtin96Epc: z
+      .string()
+      .regex(/^[0-9A-F]{24}$/)
+      .optional(),
+    /** SHA-256 of a preview image (PNG), when one was made. */
+    previewSha256: sha256Hex.optional(),
+    renderedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'RenderManifest' });
+
+/** SPOOL_SUBMITTED: the bytes left for the printer. */
+export const SpoolReceiptSchema = z
+  .object({
+    printer: z.string().max(64),
+    transport: z.enum(['serial', 'tcp', 'cups', 'spool']),
+    bytes: z.number().int().positive(),
+    payloadSha256: sha256Hex,
+    /** CUPS job id, spool file name, or the device path. */
+    reference: z.string().max(500).optional(),
+    submittedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'SpoolReceipt' });
+
+/** PRINTED_ATTESTED: who says the label is physically printed, and on what evidence. */
+export const AttestationSchema = z
+  .object({
+    actor: z.object({
+      type: z.enum(['device', 'human']),
+      id: z.string().max(100),
+      name: z.string().max(100).optional(),
+    }),
+    method: z.enum(['printer_status', 'rfid_readback', 'supervisor']),
+    /** Host status after the print (e.g. from ~HS) showing no error. */
+    printerStatus: z.record(z.string(), z.unknown()).optional(),
+    /** EPC read back from the tag (^HV) and equal to the envelope's. */
+    epcReadBack: z
+      .string()
+      .regex(/^[0-9A-F]{24}$/)
+      .optional(),
+    note: z.string().max(500).optional(),
+    attestedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'PrintAttestation' });
+
+/** SCAN_VERIFIED: the printed label read back and compared. */
+export const ScanResultSchema = z
+  .object({
+    scanner: z.string().max(64),
+    decodedLink: z.string().max(2000),
+    linkMatches: z.literal(true),
+    epcRead: z
+      .string()
+      .regex(/^[0-9A-F]{24}$/)
+      .optional(),
+    epcMatches: z.boolean().optional(),
+    scannedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'ScanResult' });
+
+/** SEALED: a compact JWS signed by the device key over the whole evidence of the attempt. */
+export const EvidenceBundleSchema = z
+  .object({
+    jws: z.string().max(64_000),
+  })
+  .meta({ id: 'EvidenceBundle' });
+
+/** What the evidence bundle JWS signs (its payload, canonical JSON). */
+export const EvidenceBundlePayloadSchema = z.object({
+  jobRef: z.string(),
+  attemptId: z.string(),
+  deviceId: z.string(),
+  envelopeJti: z.string(),
+  renderManifest: RenderManifestSchema,
+  spoolReceipt: SpoolReceiptSchema,
+  attestation: AttestationSchema,
+  scanResult: ScanResultSchema,
+  sealedAt: z.iso.datetime(),
+});
+export type EvidenceBundlePayload = z.infer<typeof EvidenceBundlePayloadSchema>;
+
+export const EVIDENCE_BUNDLE_TYPE = 'dpp-evidence+jws';
+
+export const FailureSchema = z
+  .object({
+    reason: z.string().min(1).max(100),
+    detail: z.string().max(1000).optional(),
+  })
+  .meta({ id: 'PrintFailure' });
+
+export type RenderManifest = z.infer<typeof RenderManifestSchema>;
+export type SpoolReceipt = z.infer<typeof SpoolReceiptSchema>;
+export type Attestation = z.infer<typeof AttestationSchema>;
+export type ScanResult = z.infer<typeof ScanResultSchema>;

@@ -1,0 +1,3 @@
+export * from './envelope.js';
+export * from './evidence.js';
+export * from './states.js';

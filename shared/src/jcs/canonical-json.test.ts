@@ -1,0 +1,87 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CodecError } from '../errors/codec-error.js';
+import { vectorsDir } from '../testing/vectors.js';
+import { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+
+const inputDir = join(vectorsDir(), 'jcs', 'input');
+const outputDir = join(vectorsDir(), 'jcs', 'output');
+const files = readdirSync(inputDir).filter((f) => f.endsWith('.json'));
+
+function codeOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err instanceof CodecError ? err.code : 'NOT_A_CODEC_ERROR';
+  }
+  return undefined;
+}
+
+describe('RFC 8785 vectors (jcs/input -> jcs/output)', () => {
+  it('has every input paired with an output', () => {
+    expect(files.length).toBeGreaterThanOrEqual(6);
+    expect(readdirSync(outputDir).sort()).toEqual([...files].sort());
+  });
+
+  it.each(files)('%s is byte-exact', (file) => {
+    const input: unknown = JSON.parse(readFileSync(join(inputDir, file), 'utf8'));
+    const expected = readFileSync(join(outputDir, file));
+    expect(Buffer.from(canonicalJsonBytes(input)).equals(expected)).toBe(true);
+    expect(canonicalJson(input)).toBe(expected.toString('utf8'));
+  });
+});
+
+describe('canonicalJson', () => {
+  it('sorts members by UTF-16 code units, not by code point or locale', () => {
+    // U+1F602 (surrogates D83D DE02) sorts before U+FB33 in UTF-16, after it by code point.
+    expect(canonicalJson({ '\ufb33': 1, '\u{1f602}': 2 })).toBe('{"\u{1f602}":2,"\ufb33":1}');
+  });
+
+  it('serialises numbers the ECMAScript way', () => {
+    expect(canonicalJson([1e21, 1e-7, -0, 0.1 + 0.2, 100])).toBe('[1e+21,1e-7,0,0.30000000000000004,100]');
+  });
+
+  it('drops undefined members, honours toJSON', () => {
+    expect(canonicalJson({ a: undefined, b: new Date('2024-01-02T03:04:05Z') })).toBe(
+      '{"b":"2024-01-02T03:04:05.000Z"}',
+    );
+    expect(canonicalJson(Object.assign(Object.create(null) as object, { z: 1, y: [true, null] }))).toBe(
+      '{"y":[true,null],"z":1}',
+    );
+  });
+
+  it('keeps a member named __proto__ as JSON.parse creates it', () => {
+    expect(canonicalJson(JSON.parse('{"b":1,"__proto__":{"x":1}}'))).toBe('{"__proto__":{"x":1},"b":1}');
+  });
+
+  it.each([
+    ['top-level undefined', undefined],
+    ['undefined in an array', [1, undefined]],
+    ['a function member', { f: () => 1 }],
+    ['a symbol', { s: Symbol('x') }],
+    ['a bigint', { n: 1n }],
+    ['NaN', { n: Number.NaN }],
+    ['Infinity', [Number.POSITIVE_INFINITY]],
+    ['a Map', { m: new Map([['a', 1]]) }],
+    [
+      'a class instance',
+      {
+        c: new (class Point {
+          x = 1;
+        })(),
+      },
+    ],
+    ['a lone surrogate', { s: '\ud800' }],
+  ])('rejects %s', (_label, value) => {
+    expect(codeOf(() => canonicalJson(value))).toBe('INVALID_JSON');
+  });
+
+  it('rejects cycles but accepts shared (non-circular) references', () => {
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
+    const cyclic: Record<string, unknown> = {};
+    cyclic['self'] = cyclic;
+    expect(codeOf(() => canonicalJson(cyclic))).toBe('INVALID_JSON');
+  });
+});

@@ -1,0 +1,2 @@
+/** RFC 8785 JSON Canonicalization Scheme. */
+export { canonicalJson, canonicalJsonBytes } from './canonical-json.js';

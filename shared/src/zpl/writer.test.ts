@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { isDeviceProtocolError } from './errors.js';
+import { decodeFieldHex, encodeFieldHex } from './field-hex.js';
+import { normalizeEpcHexWords, ZplLabelBuilder } from './writer.js';
+
+describe('ZplLabelBuilder', () => {
+  it('writes the label the agent prints', () => {
+    const zpl = new ZplLabelBuilder({ widthDots: 400, lengthDots: 400 })
+      .rfidSetup({ tries: 3, onError: 'E' })
+      .qr(20, 20, 'https://id.example.com/01/09506000134352/21/2', { magnification: 5 })
+      .text(20, 320, 'SN 2', { height: 30 })
+      .writeEpc('30764433400d1ec000000002')
+      .readBackEpc()
+      .toString();
+    expect(zpl.split('\n')).toEqual([
+      '^XA',
+      '^PW400',
+      '^LL400',
+      '^RS8,,,3,E',
+      '^FO20,20^BQN,2,5^FDMA,https://id.example.com/01/09506000134352/21/2^FS',
+      '^FO20,320^A0N,30,30^FDSN 2^FS',
+      '^RFW,H^FD30764433400D1EC000000002^FS',
+      '^RFR,H,0,12,E^FN1^FS',
+      '^FH_^HV1,24,EPC:,_0D_0A,L^FS',
+      '^XZ',
+    ]);
+  });
+
+  it('puts the void length in the third ^RS parameter', () => {
+    const zpl = new ZplLabelBuilder().rfidSetup({ tries: 1, onError: 'P', voidLengthDots: 100 }).toString();
+    expect(zpl).toContain('^RS8,,100,1,P');
+  });
+
+  it('refuses field data that would break the command stream', () => {
+    const b = new ZplLabelBuilder();
+    for (const bad of ['a^FS', 'a~HS', 'line\nbreak', '', 'ünï']) {
+      try {
+        b.text(0, 0, bad, { height: 20 });
+        expect.unreachable(`accepted ${JSON.stringify(bad)}`);
+      } catch (err) {
+        expect(isDeviceProtocolError(err, 'INVALID_FIELD_DATA')).toBe(true);
+      }
+    }
+  });
+
+  it('refuses out-of-range numbers and an ^RS without error handling', () => {
+    const b = new ZplLabelBuilder();
+    expect(() => b.qr(0, 0, 'x', { magnification: 11 })).toThrow(/magnification/);
+    expect(() => b.text(-1, 0, 'x', { height: 20 })).toThrow(/x must be/);
+    expect(() => b.rfidSetup({ tries: 3, onError: '' as 'N' })).toThrow(/onError/);
+  });
+
+  it('accepts EPCs in whole 16-bit words only', () => {
+    expect(normalizeEpcHexWords('3074257bf7194e4000001a85')).toBe('3074257BF7194E4000001A85');
+    for (const bad of ['30743', 'XYZW', '']) expect(() => normalizeEpcHexWords(bad)).toThrow(/EPC/);
+  });
+});
+
+describe('^FH field hex', () => {
+  it('round-trips control characters, prefixes, commas and the indicator', () => {
+    const text = 'EPC:\r\n^~,_x';
+    expect(encodeFieldHex(text)).toBe('EPC:_0D_0A_5E_7E_2C_5Fx');
+    expect(decodeFieldHex(encodeFieldHex(text))).toBe(text);
+    expect(decodeFieldHex('_zz_4')).toBe('_zz_4');
+  });
+});

@@ -1,0 +1,249 @@
+/**
+ * A small ZPL writer for the labels the device agent prints: text, a QR code, and an RFID EPC write
+ * with read-back. Every method validates its input, so a label that leaves the writer reaches the
+ * printer intact (ZPL II Programming Guide command references cited per method).
+ */
+import { DeviceProtocolError } from './errors.js';
+import { DEFAULT_HEX_INDICATOR, encodeFieldHex } from './field-hex.js';
+
+/** Immediate host queries and controls (tilde commands act as soon as they arrive). */
+export const ZPL_QUERY_HOST_STATUS = '~HS';
+export const ZPL_QUERY_ERROR_STATUS = '~HQES';
+export const ZPL_PAUSE = '~PP';
+export const ZPL_RESUME = '~PS';
+export const ZPL_CANCEL_ALL = '~JA';
+
+/** QR error correction levels of the `^FD` switches of `^BQ`: H 30%, Q 25%, M 15%, L 7%. */
+export type QrErrorCorrection = 'H' | 'Q' | 'M' | 'L';
+
+/**
+ * `^RS` parameter `e`, what the printer does once every try to encode a tag has failed
+ * (ZPL II Programming Guide, ^RS "error handling"):
+ * - `N`: no action. The printer drops the label format that caused the error and moves on to the
+ *   next one. The host is told nothing except by reading the tag back; this is the factory default,
+ *   which is why the writer never leaves `e` empty.
+ * - `P`: place the printer in Pause mode. The label format stays in the buffer until the pause is
+ *   released (`~PS` or the PAUSE key), then it is tried again.
+ * - `E`: place the printer in Error mode. The label format stays in the buffer until the operator
+ *   clears the error.
+ * Every failed try prints `VOID` on its label and uses it up (parameter `v`, void print length).
+ */
+export type RfidErrorHandling = 'N' | 'P' | 'E';
+
+/** Options of a text field (`^A` scalable font). */
+export interface ZplTextOptions {
+  /** Character height in dots (10 to 32000). */
+  height: number;
+  /** Character width in dots; defaults to the height. */
+  width?: number;
+  /** Font name, `0` (the scalable font) by default. */
+  font?: string;
+}
+
+/** Options of a QR code field (`^BQ`). */
+export interface ZplQrOptions {
+  /** Module size in dots, 1 to 10; default 4. */
+  magnification?: number;
+  /** Error correction level; default `M`. */
+  errorCorrection?: QrErrorCorrection;
+}
+
+/** Options of `^RS`, the RFID setup command. */
+export interface ZplRfidSetupOptions {
+  /** Number of labels tried before the error handling applies (`^RS` `n`, 1 to 10). */
+  tries: number;
+  /** What happens when every try failed; see {@link RfidErrorHandling}. No default on purpose. */
+  onError: RfidErrorHandling;
+  /** Tag type (`^RS` `t`); 8 is EPC Class 1 Generation 2, the only one supported here. */
+  tagType?: 8;
+  /** Length of the VOID printout in dot rows (`^RS` `v`); the printer's default when omitted. */
+  voidLengthDots?: number;
+}
+
+/** Options of the EPC read-back (`^RFR` into a numbered field, returned by `^HV`). */
+export interface ZplReadBackOptions {
+  /** Field number (`^FN`) the read lands in and `^HV` returns; default 1. */
+  field?: number;
+  /** Text the printer sends before the data; default `EPC:`. */
+  header?: string;
+  /** Text the printer sends after the data; default CR LF. */
+  terminator?: string;
+  /** Most characters of data returned (`^HV` `n`, 1 to 256); default 24 (a 96-bit EPC in hex). */
+  maxBytes?: number;
+  /** `L`: one answer per label printed, VOID ones included; `F`: one per label format. Default `L`. */
+  appliesTo?: 'F' | 'L';
+  /** Bytes of EPC read (`^RFR` `n`); default 12 (96 bits). */
+  epcBytes?: number;
+}
+
+/** The read-back defaults, shared by the writer and {@link ZplResponseParser}. */
+export const ZPL_DEFAULT_READ_BACK = {
+  field: 1,
+  header: 'EPC:',
+  terminator: '\r\n',
+  maxBytes: 24,
+  appliesTo: 'L',
+  epcBytes: 12,
+} as const satisfies Required<ZplReadBackOptions>;
+
+function int(name: string, value: number, min: number, max: number): number {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new DeviceProtocolError('INVALID_PARAMETER', `${name} must be an integer from ${min} to ${max}`, {
+      details: { name, value },
+    });
+  }
+  return value;
+}
+
+/**
+ * Checks field data: printable ASCII only, and never `^` or `~`, which would start a new command
+ * in the middle of the field. Returns the data; throws `INVALID_FIELD_DATA` otherwise.
+ *
+ * @example
+ * assertZplFieldData('Lot 7, shift B'); // 'Lot 7, shift B'
+ * assertZplFieldData('50% ^off');       // throws DeviceProtocolError INVALID_FIELD_DATA
+ */
+export function assertZplFieldData(data: string, what = 'field data'): string {
+  if (data.length === 0) throw new DeviceProtocolError('INVALID_FIELD_DATA', `${what} is empty`);
+  for (const ch of data) {
+    const code = ch.charCodeAt(0);
+    if (code < 0x20 || code > 0x7e || ch === '^' || ch === '~') {
+      throw new DeviceProtocolError(
+        'INVALID_FIELD_DATA',
+        `${what} contains ${JSON.stringify(ch)}: only printable ASCII without ^ and ~ can travel in ^FD`,
+        { details: { char: ch } },
+      );
+    }
+  }
+  return data;
+}
+
+/**
+ * Normalises an EPC given in hex: whole 16-bit words (Gen2 memory is word-addressed), 16 to 496 bits.
+ *
+ * @example
+ * normalizeEpcHexWords('30764433400d1ec000000002'); // '30764433400D1EC000000002'
+ */
+export function normalizeEpcHexWords(hex: string): string {
+  if (!/^[0-9A-Fa-f]+$/.test(hex) || hex.length % 4 !== 0 || hex.length < 4 || hex.length > 124) {
+    throw new DeviceProtocolError(
+      'INVALID_EPC_HEX',
+      'EPC must be hex digits in whole 16-bit words (4 to 124 digits)',
+      { details: { hex } },
+    );
+  }
+  return hex.toUpperCase();
+}
+
+/**
+ * Builds one label format. Methods append commands in call order; {@link toString} closes it.
+ *
+ * @example
+ * const zpl = new ZplLabelBuilder({ widthDots: 400, lengthDots: 400 })
+ *   .rfidSetup({ tries: 3, onError: 'E' })
+ *   .qr(20, 20, 'https://id.example.com/01/09506000134352/21/2', { magnification: 5 })
+ *   .text(20, 320, 'SN 2', { height: 30 })
+ *   .writeEpc('30764433400D1EC000000002')
+ *   .readBackEpc()
+ *   .toString();
+ */
+export class ZplLabelBuilder {
+  private readonly lines: string[] = ['^XA'];
+
+  /** `^PW` print width and `^LL` label length, both in dots. */
+  constructor(size?: { widthDots: number; lengthDots: number }) {
+    if (size) {
+      this.lines.push(`^PW${int('widthDots', size.widthDots, 2, 32000)}`);
+      this.lines.push(`^LL${int('lengthDots', size.lengthDots, 1, 32000)}`);
+    }
+  }
+
+  /** A text field: `^FOx,y^A0N,h,w^FD<text>^FS`. */
+  text(x: number, y: number, text: string, options: ZplTextOptions): this {
+    const font = options.font ?? '0';
+    if (!/^[A-Z0-9]$/.test(font)) {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'font must be one letter or digit', {
+        details: { font },
+      });
+    }
+    const h = int('height', options.height, 10, 32000);
+    const w = int('width', options.width ?? options.height, 10, 32000);
+    this.lines.push(`${origin(x, y)}^A${font}N,${h},${w}^FD${assertZplFieldData(text)}^FS`);
+    return this;
+  }
+
+  /**
+   * A QR code: `^FOx,y^BQN,2,<mag>^FD<ecl>A,<data>^FS` (ZPL II Programming Guide, ^BQ). The field
+   * data starts with the switches, error correction level then input mode (`A`, automatic), then a
+   * comma: without them the printer reads the first characters of the data as switches and drops them.
+   */
+  qr(x: number, y: number, data: string, options: ZplQrOptions = {}): this {
+    const mag = int('magnification', options.magnification ?? 4, 1, 10);
+    const ecl = options.errorCorrection ?? 'M';
+    if (!['H', 'Q', 'M', 'L'].includes(ecl)) {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'errorCorrection must be H, Q, M or L', {
+        details: { ecl },
+      });
+    }
+    this.lines.push(`${origin(x, y)}^BQN,2,${mag}^FD${ecl}A,${assertZplFieldData(data, 'QR data')}^FS`);
+    return this;
+  }
+
+  /** `^RS8,,<v>,<tries>,<onError>`: RFID setup; see {@link RfidErrorHandling} for `onError`. */
+  rfidSetup(options: ZplRfidSetupOptions): this {
+    const tries = int('tries', options.tries, 1, 10);
+    if (!['N', 'P', 'E'].includes(options.onError)) {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'onError must be N, P or E', {
+        details: { onError: options.onError },
+      });
+    }
+    const v =
+      options.voidLengthDots === undefined
+        ? ''
+        : String(int('voidLengthDots', options.voidLengthDots, 0, 32000));
+    this.lines.push(`^RS${options.tagType ?? 8},,${v},${tries},${options.onError}`);
+    return this;
+  }
+
+  /** `^RFW,H^FD<hex>^FS`: writes the EPC (memory bank E, from bit 32, after CRC and PC). */
+  writeEpc(epcHex: string): this {
+    this.lines.push(`^RFW,H^FD${normalizeEpcHexWords(epcHex)}^FS`);
+    return this;
+  }
+
+  /**
+   * Reads the EPC back into field `field` and asks for it with `^HV`:
+   * `^RFR,H,0,12,E^FN1^FS^FH_^HV1,24,EPC:,_0D_0A,L^FS`. The printer answers
+   * `<header><data><terminator>` (see {@link formatHostVerification}); header and terminator travel
+   * `^FH`-encoded.
+   */
+  readBackEpc(options: ZplReadBackOptions = {}): this {
+    const o = { ...ZPL_DEFAULT_READ_BACK, ...options };
+    const field = int('field', o.field, 0, 9999);
+    const n = int('maxBytes', o.maxBytes, 1, 256);
+    const bytes = int('epcBytes', o.epcBytes, 2, 62);
+    if (o.appliesTo !== 'F' && o.appliesTo !== 'L') {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'appliesTo must be F or L', {
+        details: { appliesTo: o.appliesTo },
+      });
+    }
+    if (o.header.length > 3072 || o.terminator.length > 3072) {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'header and terminator are at most 3072 characters');
+    }
+    const hex = (s: string): string => encodeFieldHex(s, DEFAULT_HEX_INDICATOR);
+    this.lines.push(`^RFR,H,0,${bytes},E^FN${field}^FS`);
+    this.lines.push(
+      `^FH${DEFAULT_HEX_INDICATOR}^HV${field},${n},${hex(o.header)},${hex(o.terminator)},${o.appliesTo}^FS`,
+    );
+    return this;
+  }
+
+  /** The finished format, one field per line, ending with `^XZ`. */
+  toString(): string {
+    return [...this.lines, '^XZ'].join('\n');
+  }
+}
+
+function origin(x: number, y: number): string {
+  return `^FO${int('x', x, 0, 32000)},${int('y', y, 0, 32000)}`;
+}

@@ -1,0 +1,324 @@
+/**
+ * Failure drills of issue 9, each on a real control plane, the agent and simulated devices on real ptys:
+ * paper out mid-run, an RFID void tag, a smudged label, the agent killed mid-job, the control plane down
+ * for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
+ * sealed twice (`checkOutcomes`).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freePort,
+  startTestControlPlane,
+  testDialects,
+  type TestControlPlane,
+} from '@dpp/control-plane/testing';
+import { openAgentDatabase, type OutboxRow } from '@dpp/agent';
+import { startFloor, type Floor, type FloorPrinter } from './support/floor.js';
+import { allJobs, printableProduct, queueJobs, type PrintableProduct } from './support/journey.js';
+import { checkOutcomes, failureReasons, waitFinished } from './support/outcomes.js';
+import { startProxy } from './support/proxy.js';
+
+/** Short leases and a busy reaper, so a dead agent's lease runs out within the test. */
+// 12 s: heartbeats (every lease / 3) keep up even on a loaded 2-core CI runner running suites in parallel.
+const AIDC_ENV = { AIDC_LEASE_SECONDS: '12', AIDC_REAPER_INTERVAL_MS: '250' };
+
+const repo = fileURLToPath(new URL('../../', import.meta.url));
+
+/** `dpp-agent run` in its own process, to be killed for real. */
+function agentProcess(configFile: string): ChildProcess {
+  const log = process.env.AGENT_TEST_LOG;
+  return spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(repo, 'agent/src/cli.ts'), 'run', '--config', configFile],
+    {
+      cwd: repo,
+      env: { ...process.env, DPP_AGENT_LOG_LEVEL: log ?? 'silent' },
+      stdio: ['ignore', 'ignore', log ? 'inherit' : 'ignore'],
+    },
+  );
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe.each(testDialects())('failure drills (%s)', (dialect) => {
+  let t: TestControlPlane;
+  let key: string;
+  let floor: Floor | null = null;
+  /**
+   * Each drill has its own printer and binds its jobs to it, so a job another drill left behind (failed by
+   * an agent that stopped mid-job) is never claimed here and counts stay exact.
+   */
+  let drill = 0;
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({
+      dialect,
+      mqtt: true,
+      env: { PORT: String(await freePort()), ...AIDC_ENV },
+    });
+    key = t.tenants.a.admin;
+  });
+  afterEach(async () => {
+    await floor?.close();
+    floor = null;
+  });
+  afterAll(() => t?.close());
+
+  async function setUp(
+    count: number,
+    printer: Omit<FloorPrinter, 'name'> = {},
+    agent: Parameters<typeof startFloor>[2]['agent'] = {},
+    start = true,
+  ): Promise<{ product: PrintableProduct; name: string; floor: Floor }> {
+    const name = `zebra-d${++drill}`;
+    const product = await printableProduct(t, key, count);
+    floor = await startFloor(t, key, { printers: [{ name, rfid: true, ...printer }], agent, start });
+    return { product, name, floor };
+  }
+
+  const queue = (product: PrintableProduct, name: string) => queueJobs(t, key, product, { printer: name });
+
+  it('paper out mid-run: the job waits with its lease, or fails and is printed again; nothing lost or doubled', async () => {
+    const { product, name, floor } = await setUp(8, { config: { printTimeoutMs: 2500 } });
+    const sim = floor.printers[name]!;
+    // Paper runs out as the 3rd label arrives (held in the buffer) and comes back 1 s later: the job waits.
+    // It runs out again on the 6th and stays out past printTimeoutMs: that job fails, its held format is
+    // cancelled, and it is claimed again once paper is back.
+    sim.events.on('formatReceived', ({ formatIndex }) => {
+      if (formatIndex === 3) {
+        sim.faults.set('paperOut', true);
+        setTimeout(() => sim.faults.set('paperOut', false), 1000);
+      }
+      if (formatIndex === 6) {
+        sim.faults.set('paperOut', true);
+        setTimeout(() => sim.faults.set('paperOut', false), 4000);
+      }
+    });
+    await queue(product, name);
+    await waitFinished(t, key, product, 90_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(8);
+    expect(await failureReasons(t, key, o)).toEqual(['print_timeout']);
+    expect([...o.goodLabels.values()].every((n) => n === 1)).toBe(true); // the cancelled format never printed
+    expect(sim.labels).toHaveLength(8);
+  });
+
+  it('RFID void tag: VOID labels, the held format cancelled, the job printed again after the operator clears', async () => {
+    const { product, name, floor } = await setUp(5);
+    const sim = floor.printers[name]!;
+    sim.faults.scriptLabel(2, 'voidTag');
+    sim.events.on('rfidError', () => setTimeout(() => sim.resume(), 500)); // the operator clears the error
+    await queue(product, name);
+    await waitFinished(t, key, product, 60_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(5);
+    expect(sim.labels.filter((l) => l.void)).toHaveLength(3);
+    expect(await failureReasons(t, key, o)).toEqual(['rfid_void']);
+    expect([...o.goodLabels.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('smudged label: NOREAD fails the scan, the label is printed again and sealed', async () => {
+    const { product, name, floor } = await setUp(4);
+    const sim = floor.printers[name]!;
+    sim.faults.scriptLabel(3, 'smudged');
+    await queue(product, name);
+    await waitFinished(t, key, product, 60_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(4);
+    expect(await failureReasons(t, key, o)).toEqual(['scan_noread']);
+    expect(sim.labels).toHaveLength(5); // the smudged one stays unreadable and unsealed
+  });
+
+  it(
+    "agent killed mid-job: the lease expires, the job is claimed again, the dead attempt's results are refused",
+    { timeout: 120_000 },
+    async () => {
+      const proxy = await startProxy(Number(new URL(t.url).port));
+      const { product, name, floor } = await setUp(3, {}, { controlPlaneUrl: proxy.url }, false);
+      const sim = floor.printers[name]!;
+      // The agent in its own process; cut from the control plane as its 2nd label reaches the printer, so
+      // that label's later results wait in its outbox; then killed with SIGKILL.
+      const child = agentProcess(floor.configFile);
+      try {
+        sim.events.on('formatReceived', ({ formatIndex }) => {
+          if (formatIndex === 2) proxy.cut();
+        });
+        await queue(product, name);
+        await sim.waitForLabels(2, 60_000);
+        await new Promise((r) => setTimeout(r, 1500)); // it attests and scans; its results pile up
+        await kill(child);
+        const db = openAgentDatabase(path.join(floor.dataDir, 'agent.sqlite'));
+        const pending = db
+          .prepare("select * from outbox where state = 'pending' order by id")
+          .all() as OutboxRow[];
+        db.close();
+        // The steps after the cut, from whichever the control plane missed first, up to SEALED.
+        const steps = ['SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED', 'SEALED'];
+        expect(pending.length).toBeGreaterThanOrEqual(2);
+        expect(pending.map((r) => r.status)).toEqual(steps.slice(steps.length - pending.length));
+        const dead = pending[0]!;
+
+        // The lease runs out and the reaper fails the job; the network comes back, and the agent (same data
+        // folder) starts again.
+        const stateOf = async () => (await allJobs(t, key)).find((j) => j.jobRef === dead.job_ref)?.state;
+        await expect.poll(stateOf, { timeout: 20_000, interval: 250 }).toBe('FAILED');
+        proxy.restore();
+        const agent = await floor.startAgent();
+        await waitFinished(t, key, product, 60_000);
+        await expect.poll(() => agent.outbox.counts().pending, { timeout: 10_000 }).toBe(0);
+        const rows = agent.outbox.rowsOf(dead.job_ref).filter((r) => r.attempt_id === dead.attempt_id);
+        const late = rows.slice(rows.length - pending.length);
+        expect(late.map((r) => r.state)).toEqual([
+          'rejected',
+          ...Array<string>(pending.length - 1).fill('skipped'),
+        ]);
+        expect(['STALE_ATTEMPT', 'ENVELOPE_EXPIRED']).toContain(late[0]!.error_code);
+        expect(rows.slice(0, rows.length - pending.length).every((r) => r.state === 'delivered')).toBe(true);
+
+        const o = await checkOutcomes(t, key, product, [sim]);
+        expect(o.sealed).toHaveLength(3);
+        expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(2);
+        expect(await failureReasons(t, key, o)).toEqual(['lease_expired']);
+        // The dead attempt's label came out but was never sealed; the re-print is the one that counts.
+        expect(o.goodLabels.get(product.serials[1]!)).toBe(2);
+      } finally {
+        await kill(child);
+        await proxy.close();
+      }
+    },
+  );
+
+  it(
+    'agent killed while its label is held in the printer: the restarted agent clears it before it can print',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, floor } = await setUp(2, {}, {}, false);
+      const sim = floor.printers[name]!;
+      const child = agentProcess(floor.configFile);
+      try {
+        sim.events.on('formatReceived', ({ formatIndex }) => {
+          if (formatIndex === 1) sim.faults.set('paperOut', true); // held in the buffer
+        });
+        await queue(product, name);
+        await expect.poll(() => sim.status().formatsInBuffer, { timeout: 30_000 }).toBe(1);
+        await kill(child);
+        const dropped: number[] = [];
+        sim.events.on('formatDropped', (e) => dropped.push(e.formatIndex));
+        await floor.startAgent();
+        await expect.poll(() => dropped).toEqual([1]);
+        sim.faults.set('paperOut', false);
+        await waitFinished(t, key, product, 60_000);
+        const o = await checkOutcomes(t, key, product, [sim]);
+        expect(o.sealed).toHaveLength(2);
+        expect([...o.goodLabels.values()]).toEqual([1, 1]);
+      } finally {
+        await kill(child);
+      }
+    },
+  );
+});
+
+/**
+ * Outages shorter than the lease: the agent rides them out. (An outage longer than the lease fails the jobs
+ * in flight; they are printed again, see the agent README's outbox section.)
+ */
+describe.each(testDialects())('outages (%s)', (dialect) => {
+  let t: TestControlPlane;
+  let key: string;
+  let floor: Floor | null = null;
+  let drill = 0;
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({
+      dialect,
+      mqtt: true,
+      env: { PORT: String(await freePort()), AIDC_LEASE_SECONDS: '20', AIDC_REAPER_INTERVAL_MS: '250' },
+    });
+    key = t.tenants.a.admin;
+  });
+  afterEach(async () => {
+    await floor?.close();
+    floor = null;
+  });
+  afterAll(() => t?.close());
+
+  async function setUp(
+    count: number,
+    agent: Parameters<typeof startFloor>[2]['agent'] = {},
+  ): Promise<{ product: PrintableProduct; name: string; floor: Floor }> {
+    const name = `zebra-o${++drill}`;
+    const product = await printableProduct(t, key, count);
+    floor = await startFloor(t, key, { printers: [{ name, rfid: true }], agent });
+    return { product, name, floor };
+  }
+
+  const queue = (product: PrintableProduct, name: string) => queueJobs(t, key, product, { printer: name });
+
+  it('control plane down for a while: results wait in the outbox and drain in order after; nothing lost', async () => {
+    const proxy = await startProxy(Number(new URL(t.url).port));
+    try {
+      const { product, name, floor } = await setUp(10, { controlPlaneUrl: proxy.url });
+      const sim = floor.printers[name]!;
+      let unreachable = 0;
+      floor.agent!.outbox.events.on('unreachable', () => unreachable++);
+      sim.events.on('formatReceived', ({ formatIndex }) => {
+        if (formatIndex === 4) {
+          proxy.cut();
+          setTimeout(() => proxy.restore(), 3000);
+        }
+      });
+      await queue(product, name);
+      await waitFinished(t, key, product, 90_000);
+      expect(unreachable).toBeGreaterThanOrEqual(1);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(10);
+      expect(await failureReasons(t, key, o)).toEqual([]);
+      expect([...o.goodLabels.values()].every((n) => n === 1)).toBe(true);
+      await expect
+        .poll(() => floor.agent!.outbox.counts())
+        .toMatchObject({ pending: 0, rejected: 0, skipped: 0 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('control plane restarted while jobs run: the agent rides it out', async () => {
+    const { product, name, floor } = await setUp(6);
+    const sim = floor.printers[name]!;
+    let restarted: Promise<void> | null = null;
+    sim.events.on('formatReceived', ({ formatIndex }) => {
+      if (formatIndex === 3) restarted = t.restart(); // same port and storage
+    });
+    await queue(product, name);
+    await expect.poll(() => restarted !== null, { timeout: 60_000 }).toBe(true);
+    await restarted;
+    await waitFinished(t, key, product, 90_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(6);
+    expect([...o.goodLabels.values()].every((n) => n >= 1)).toBe(true);
+    await expect.poll(() => floor.agent!.outbox.counts().pending).toBe(0);
+  });
+
+  it('broker down: the agent polls, and every label is sealed', async () => {
+    const { product, name, floor } = await setUp(5);
+    await expect.poll(() => floor.agent!.status().connections.mqtt.state).toBe('connected');
+    await t.cp.services.broker.close();
+    await expect.poll(() => floor.agent!.status().connections.mqtt.state).not.toBe('connected');
+    await queue(product, name);
+    await waitFinished(t, key, product, 60_000);
+    expect(floor.agent!.status().connections.mqtt.state).not.toBe('connected');
+    const o = await checkOutcomes(t, key, product, [floor.printers[name]!]);
+    expect(o.sealed).toHaveLength(5);
+    await t.restart(); // the broker comes back with the control plane
+    await expect
+      .poll(() => floor.agent!.status().connections.mqtt.state, { timeout: 40_000 })
+      .toBe('connected');
+  });
+});
