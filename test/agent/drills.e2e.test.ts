@@ -1,7 +1,7 @@
 /**
  * Failure drills of issue 9, each on a real control plane, the agent and simulated devices on real ptys:
- * paper out mid-run, an RFID void tag, a smudged label, the agent killed mid-job, the control plane down
- * for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
+ * paper out mid-run, an RFID void tag, a smudged label, the agent killed mid-job (its lease lost, or
+ * resumed within it), the control plane down for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
  * sealed twice (`checkOutcomes`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +16,14 @@ import {
 } from '@dpp/control-plane/testing';
 import { openAgentDatabase, type OutboxRow } from '@dpp/agent';
 import { startFloor, type Floor, type FloorPrinter } from './support/floor.js';
-import { allJobs, printableProduct, queueJobs, type PrintableProduct } from './support/journey.js';
+import {
+  allJobs,
+  jobDetail,
+  printableProduct,
+  queueJobs,
+  type Json,
+  type PrintableProduct,
+} from './support/journey.js';
 import { checkOutcomes, failureReasons, waitFinished } from './support/outcomes.js';
 import { startProxy } from './support/proxy.js';
 
@@ -218,9 +225,57 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
         const o = await checkOutcomes(t, key, product, [sim]);
         expect(o.sealed).toHaveLength(2);
         expect([...o.goodLabels.values()]).toEqual([1, 1]);
+        // The cleared label never came out: the restarted agent sent it again within the same attempt.
+        expect(o.jobs.get(product.serials[0]!)!.attemptCount).toBe(1);
       } finally {
         await kill(child);
       }
+    },
+  );
+
+  it(
+    'agent killed after its label came out, waiting for a supervisor: the restarted agent resumes the attempt; one label, sealed once',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, floor } = await setUp(1, { config: { attestation: 'human' } }, {}, false);
+      const sim = floor.printers[name]!;
+      const child = agentProcess(floor.configFile);
+      let ref: string;
+      try {
+        const refs = await queue(product, name);
+        ref = refs[0]!;
+        await sim.waitForLabels(1, 60_000);
+        // SPOOL_SUBMITTED reached the control plane: the label is out, the agent waits for a supervisor.
+        await expect
+          .poll(async () => (await jobDetail(t, key, ref)).state, { timeout: 30_000, interval: 100 })
+          .toBe('SPOOL_SUBMITTED');
+        await kill(child);
+      } finally {
+        await kill(child);
+      }
+      const agent = await floor.startAgent();
+      const waiting = () => agent.status().jobs.current.find((j) => j.jobRef === ref)?.waitingFor ?? null;
+      await expect.poll(waiting, { timeout: 20_000 }).toBe('attestation');
+      expect(sim.labels).toHaveLength(1); // nothing was sent again on the agent's own say
+      agent.attest(ref, { id: 'sup-1', name: 'Ana' });
+      await waitFinished(t, key, product, 60_000);
+
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(1);
+      expect(o.jobs.get(product.serials[0]!)!.attemptCount).toBe(1);
+      expect(o.goodLabels.get(product.serials[0]!)).toBe(1);
+      const job = await jobDetail(t, key, ref);
+      const attestation = job.evidence.find((e: Json) => e.kind === 'attestation').payload;
+      expect(attestation).toMatchObject({ actor: { type: 'human', id: 'sup-1' }, method: 'supervisor' });
+      expect(attestation.note).toMatch(/restarted after sending/);
+      // Each result once: the resumed run repeated nothing the first run had reported.
+      expect(job.evidence.map((e: Json) => e.kind)).toEqual([
+        'render_manifest',
+        'spool_receipt',
+        'attestation',
+        'scan_result',
+        'evidence_bundle',
+      ]);
     },
   );
 });

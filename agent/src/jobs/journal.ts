@@ -79,6 +79,11 @@ export class JobJournal {
     return new Date(this.now()).toISOString();
   }
 
+  /** Runs `fn` in one transaction of the agent's database (the journal and the outbox share it). */
+  atomically<T>(fn: () => T): T {
+    return this.db.transaction(fn)();
+  }
+
   record(printer: string, claims: AidcEnvelopeClaims): void {
     const at = this.iso();
     this.db

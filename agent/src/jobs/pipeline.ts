@@ -5,6 +5,12 @@
  * compare, sign the evidence bundle, report SEALED. Each result goes through the durable outbox; the
  * lease is kept by heartbeats for as long as the job runs. Anything that goes wrong ends in FAILED with a
  * reason, unless the attempt is no longer ours, in which case nothing more is said.
+ *
+ * A run can also resume an attempt the agent was working on when it stopped or crashed (`Resume`), from
+ * what its journal says was already reported: nothing reported is repeated, and a label that may have
+ * come out is never sent again on the device's own say. If the printer still held it (and it was cleared
+ * at start-up), it is sent again; otherwise a supervisor looks at what came out and attests it or asks for
+ * a re-print.
  */
 import type {
   AidcEnvelopeClaims,
@@ -29,7 +35,7 @@ import { deviceAttestation, humanAttestation } from './attestation.js';
 import { signEvidenceBundle } from './evidence-bundle.js';
 import { failureOf, jobFailure } from './failures.js';
 import type { HumanGate } from './human-gate.js';
-import type { JobJournal } from './journal.js';
+import type { JobJournal, JournalEntry } from './journal.js';
 import { LeaseKeeper, isLeaseLost } from './lease.js';
 import { FINAL_STEPS, type JobStep } from './steps.js';
 
@@ -76,6 +82,30 @@ export interface PipelineDeps {
   onPrinterStatus: (status: PrinterStatus | null, jobRef: string | undefined, offline?: boolean) => void;
 }
 
+/** What a run starts from: a claim, or a heartbeat's fresh envelope for an attempt being resumed. */
+export type RunStart = Pick<Claimed, 'attemptId' | 'envelope' | 'leaseExpiresAt'> & {
+  job: Pick<Claimed['job'], 'jobRef'>;
+};
+
+/** An attempt left unfinished by an earlier run of the agent, with what start-up found on its printer. */
+export interface Resume {
+  entry: JournalEntry;
+  /**
+   * Formats were still held in the printer at start-up and were cleared: a label sent before did not come
+   * out, so it may be sent again. False when the printer held none, or could not tell (one-way, offline).
+   */
+  heldCleared: boolean;
+}
+
+/** Evidence of an attempt already reported (queued in the outbox), by kind. */
+interface Reported {
+  render_manifest?: RenderManifest;
+  spool_receipt?: SpoolReceipt;
+  attestation?: Attestation;
+  scan_result?: ScanResult;
+  evidence_bundle?: { jws: string };
+}
+
 export class JobRun {
   readonly jobRef: string;
   readonly attemptId: string;
@@ -91,9 +121,10 @@ export class JobRun {
 
   constructor(
     private readonly deps: PipelineDeps,
-    private readonly claimed: Claimed,
+    private readonly claimed: RunStart,
     /** When the claim request went out (for the timings). */
     claimStartedAt: number = deps.now(),
+    private readonly resume: Resume | null = null,
   ) {
     this.startedAt = claimStartedAt;
     this.jobRef = claimed.job.jobRef;
@@ -152,15 +183,18 @@ export class JobRun {
     if (this.signal.aborted) throw abortReason(this.signal);
   }
 
+  /** Queues a result and notes its evidence in the journal, in one transaction (what a resume reads). */
   private report(status: ResultState, kind: string, value: unknown): number {
-    const row = this.deps.outbox.enqueue({
-      jobRef: this.jobRef,
-      attemptId: this.attemptId,
-      status,
-      evidence: { [kind]: value },
+    return this.deps.journal.atomically(() => {
+      const row = this.deps.outbox.enqueue({
+        jobRef: this.jobRef,
+        attemptId: this.attemptId,
+        status,
+        evidence: { [kind]: value },
+      });
+      this.deps.journal.addEvidence(this.attemptId, kind, value);
+      return row.id;
     });
-    this.deps.journal.addEvidence(this.attemptId, kind, value);
-    return row.id;
   }
 
   /** The settlement of a row, or the abort reason; a refused row becomes an error. */
@@ -179,9 +213,12 @@ export class JobRun {
   async run(): Promise<JobStep> {
     let claims: AidcEnvelopeClaims;
     try {
-      claims = await this.deps.verify(this.claimed.envelope);
-      if (claims.job_ref !== this.jobRef || claims.attempt_id !== this.attemptId)
+      const fresh = await this.deps.verify(this.claimed.envelope);
+      if (fresh.job_ref !== this.jobRef || fresh.attempt_id !== this.attemptId)
         throw jobFailure('envelope_mismatch', 'the envelope names another job or attempt than the claim');
+      // A resumed attempt keeps the claims it started with (its evidence names that envelope's jti); the
+      // fresh envelope must still be about the same label.
+      claims = this.resume ? sameLabel(this.resume.entry.claims, fresh) : fresh;
     } catch (err) {
       // Nothing was journalled: the claims are not to be trusted. Say FAILED so the job is not stuck.
       const f = failureOf(err);
@@ -195,7 +232,8 @@ export class JobRun {
       return 'failed';
     }
     this.deps.journal.record(this.deps.printerConfig.name, claims);
-    this.setStep('claimed');
+    if (this.resume) this.log.info({ step: this.resume.entry.step }, 'resuming an attempt left unfinished');
+    this.setStep('claimed', this.resume ? `resumed from ${this.resume.entry.step}` : undefined);
     const lease = new LeaseKeeper({
       client: this.deps.client,
       verify: this.deps.verify,
@@ -233,38 +271,45 @@ export class JobRun {
 
   private async steps(claims: AidcEnvelopeClaims): Promise<JobStep> {
     const d = this.deps;
+    const done = (this.resume?.entry.evidence ?? {}) as Reported;
     this.checkAbort();
-    const rendered = await renderLabel(claims, d.printerConfig, new Date(d.now()));
-    d.journal.setPreview(this.attemptId, rendered.preview);
-    const renderedRow = this.report('RENDERED', 'render_manifest', rendered.manifest);
+    if (done.evidence_bundle) {
+      // SEALED is queued: the outbox delivers it. Heartbeats go on until the control plane has it.
+      this.sealedRow = this.queuedRow('SEALED');
+      if (this.sealedRow !== null) await this.delivered(this.sealedRow);
+      this.setStep('sealed');
+      return 'sealed';
+    }
+    const rendered = await this.render(claims, done.render_manifest);
+    const renderedRow = done.render_manifest
+      ? null
+      : this.report('RENDERED', 'render_manifest', rendered.manifest);
     this.setStep('rendered');
 
-    // The printer must be ready and the control plane must have the manifest before paper moves; then,
-    // last, the lease check that keeps a stale attempt from printing.
-    await Promise.all([this.waitReady(), this.delivered(renderedRow)]);
-    await this.lease!.confirm(d.jobs.minLeaseForSendMs);
-    this.checkAbort();
-    const receipt = await this.timed('device', () => d.printer.send(rendered.payload, this.jobRef));
-    const spool: SpoolReceipt = {
-      printer: d.printerConfig.name,
-      transport: d.printer.transport.kind,
-      bytes: receipt.bytes,
-      payloadSha256: sha256Hex(rendered.payload),
-      reference: receipt.reference.slice(0, 500),
-      submittedAt: new Date(d.now()).toISOString(),
-    };
-    this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
-    this.setStep('printing');
+    let spool = done.spool_receipt;
+    let attestation = done.attestation;
+    if (spool && !attestation && this.resume?.heldCleared) {
+      // The label sent before the restart was still in the printer and was cleared: it never came out.
+      d.journal.addEvidence(this.attemptId, 'resent_after_restart', true);
+      await this.send(rendered, null, `${this.jobRef}-resent`);
+      this.setStep('printing', 'sent again: the printer held it when the agent stopped');
+      attestation = await this.attest(rendered, claims);
+    } else if (spool && !attestation) {
+      // It may have come out while the agent was down: only a person can say, and nothing is sent unasked.
+      attestation = await this.awaitSupervisor(rendered, 'the agent restarted after sending this label');
+    } else if (!spool) {
+      spool = await this.send(rendered, renderedRow, this.jobRef);
+      this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
+      this.setStep('printing');
+      attestation = await this.attest(rendered, claims);
+    }
+    if (!done.attestation) {
+      this.report('PRINTED_ATTESTED', 'attestation', attestation);
+      this.setStep('attested', `${attestation!.actor.type} ${attestation!.method}`);
+    }
 
-    const completion = await this.awaitPrinted(rendered, claims);
-    const attestation =
-      deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
-      (await this.awaitSupervisor(rendered));
-    this.report('PRINTED_ATTESTED', 'attestation', attestation);
-    this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
-
-    const scan = await this.scan(claims, rendered);
-    this.report('SCAN_VERIFIED', 'scan_result', scan);
+    const scan = done.scan_result ?? (await this.scan(claims, rendered));
+    if (!done.scan_result) this.report('SCAN_VERIFIED', 'scan_result', scan);
     this.setStep('scanned');
 
     this.setStep('sealing');
@@ -275,8 +320,8 @@ export class JobRun {
         deviceId: d.deviceId,
         envelopeJti: claims.jti,
         renderManifest: rendered.manifest as RenderManifest,
-        spoolReceipt: spool,
-        attestation,
+        spoolReceipt: spool!,
+        attestation: attestation!,
         scanResult: scan,
         sealedAt: new Date(d.now()).toISOString(),
       },
@@ -286,6 +331,65 @@ export class JobRun {
     await this.delivered(this.sealedRow); // heartbeats go on until the control plane has it
     this.setStep('sealed');
     return 'sealed';
+  }
+
+  /**
+   * Renders the label and proves its QR. Resumed after RENDERED was reported, it renders again as of the
+   * reported time and must give the same bytes: the evidence names them, so anything else is not printed.
+   */
+  private async render(claims: AidcEnvelopeClaims, reported?: RenderManifest): Promise<RenderedLabel> {
+    const d = this.deps;
+    const at = reported ? new Date(reported.renderedAt) : new Date(d.now());
+    const rendered = await renderLabel(claims, d.printerConfig, at);
+    if (reported && rendered.manifest.payloadSha256 !== reported.payloadSha256)
+      throw jobFailure(
+        'render_failed',
+        'the label renders differently than before the restart (was the printer configuration changed?)',
+      );
+    d.journal.setPreview(this.attemptId, rendered.preview);
+    return reported ? { ...rendered, manifest: reported } : rendered;
+  }
+
+  /**
+   * Sends the label once the printer is ready, the control plane has the manifest (`renderedRow`) and the
+   * lease is confirmed (the check that keeps a stale attempt from printing).
+   */
+  private async send(
+    rendered: RenderedLabel,
+    renderedRow: number | null,
+    reference: string,
+  ): Promise<SpoolReceipt> {
+    const d = this.deps;
+    await Promise.all([this.waitReady(), renderedRow === null ? null : this.delivered(renderedRow)]);
+    await this.lease!.confirm(d.jobs.minLeaseForSendMs);
+    this.checkAbort();
+    const receipt = await this.timed('device', () => d.printer.send(rendered.payload, reference));
+    return {
+      printer: d.printerConfig.name,
+      transport: d.printer.transport.kind,
+      bytes: receipt.bytes,
+      payloadSha256: sha256Hex(rendered.payload),
+      reference: receipt.reference.slice(0, 500),
+      submittedAt: new Date(d.now()).toISOString(),
+    };
+  }
+
+  /** The device's attestation when it has evidence of the print, else a supervisor's. */
+  private async attest(rendered: RenderedLabel, claims: AidcEnvelopeClaims): Promise<Attestation> {
+    const d = this.deps;
+    const completion = await this.awaitPrinted(rendered, claims);
+    return (
+      deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
+      (await this.awaitSupervisor(rendered))
+    );
+  }
+
+  /** The id of a result of this attempt still waiting in the outbox, if any. */
+  private queuedRow(status: ResultState): number | null {
+    const row = this.deps.outbox
+      .rowsOf(this.jobRef)
+      .find((r) => r.attempt_id === this.attemptId && r.status === status);
+    return row ? row.id : null;
   }
 
   /** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
@@ -341,7 +445,7 @@ export class JobRun {
     }
   }
 
-  private async awaitSupervisor(rendered: RenderedLabel): Promise<Attestation> {
+  private async awaitSupervisor(rendered: RenderedLabel, why?: string): Promise<Attestation> {
     const d = this.deps;
     let reprints = 0;
     for (;;) {
@@ -353,7 +457,9 @@ export class JobRun {
         return humanAttestation(
           answer.supervisor,
           new Date(d.now()),
-          reprints > 0 ? `${reprints} reprint(s) of the same label` : answer.note,
+          [why, reprints > 0 ? `${reprints} reprint(s) of the same label` : answer.note]
+            .filter(Boolean)
+            .join('; ') || undefined,
         );
       // The supervisor saw no usable label: the same bytes again, under the same checks as the first time.
       await this.waitReady();
@@ -447,6 +553,23 @@ export class JobRun {
     await Promise.race([this.deps.outbox.settled(id), sleep(left)]).catch(() => undefined);
     return 'failed';
   }
+}
+
+/** The claims a resumed attempt started with, if the fresh envelope is about the same label. */
+function sameLabel(before: AidcEnvelopeClaims, fresh: AidcEnvelopeClaims): AidcEnvelopeClaims {
+  const same =
+    before.job_ref === fresh.job_ref &&
+    before.attempt_id === fresh.attempt_id &&
+    before.gtin === fresh.gtin &&
+    before.serial === fresh.serial &&
+    before.digital_link === fresh.digital_link &&
+    before.sgtin96_epc === fresh.sgtin96_epc;
+  if (!same)
+    throw jobFailure(
+      'envelope_mismatch',
+      'the fresh envelope is about another label than the one journalled',
+    );
+  return before;
 }
 
 function refused(s: Settlement): AgentError {

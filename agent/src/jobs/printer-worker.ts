@@ -2,7 +2,9 @@
  * One printer's loop, one job at a time: make sure the printer can print, claim, run the job, and claim
  * again at once while there is work. It sleeps until an MQTT notice wakes it, or polls: every
  * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
- * notice loses nothing). A printer that is not ready is never claimed for.
+ * notice loses nothing). A printer that is not ready is never claimed for. An attempt the agent left
+ * unfinished on this printer (it stopped or crashed) is resumed before anything new is claimed, as long as
+ * the control plane still says it is ours.
  */
 import type { PrinterState, PrinterStatus } from '@dpp/shared';
 import type { Claimed, ControlPlaneClient } from '../api/index.js';
@@ -10,7 +12,9 @@ import type { AgentConfig, PrinterConfig } from '../config/index.js';
 import { toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { printerStateOf, type PrinterDriver } from '../printers/index.js';
-import { JobRun, type PipelineDeps } from './pipeline.js';
+import type { JournalEntry } from './journal.js';
+import { isLeaseLost } from './lease.js';
+import { JobRun, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
 import type { JobStep } from './steps.js';
 
 export interface PrinterView {
@@ -55,6 +59,7 @@ export class PrinterWorker {
   private state: PrinterState = 'offline';
   private detail: string | null = null;
   private statusAt: string | null = null;
+  private resumable: Resume | null = null;
   private readonly log: Logger;
 
   constructor(private readonly opts: PrinterWorkerOptions) {
@@ -99,6 +104,11 @@ export class PrinterWorker {
     this.loop = this.work().catch((err: unknown) => this.log.error({ err }, 'printer loop died'));
   }
 
+  /** Resumes this attempt, left unfinished by an earlier run, before claiming anything (call before `start`). */
+  resume(entry: JournalEntry, heldCleared: boolean): void {
+    this.resumable = { entry, heldCleared };
+  }
+
   /** Claim now (a work notice, the broker came back). */
   wake(): void {
     this.nextClaimAt = 0;
@@ -117,6 +127,17 @@ export class PrinterWorker {
   /** Drops whatever the printer holds (formats of attempts that are not ours any more). */
   cancelHeld(): Promise<void> {
     return this.opts.driver.twoWay ? this.opts.driver.cancelHeld() : Promise.resolve();
+  }
+
+  /**
+   * Like `cancelHeld`, first counting the formats the printer holds: how many labels sent earlier never
+   * came out (0 when it held none, or on a one-way line that cannot tell).
+   */
+  async clearHeld(): Promise<number> {
+    if (!this.opts.driver.twoWay) return 0;
+    const status = await this.opts.driver.status().catch(() => null);
+    await this.opts.driver.cancelHeld();
+    return status?.formatsInBuffer ?? 0;
   }
 
   /** Closes the printer's line (after `stop`). */
@@ -168,6 +189,11 @@ export class PrinterWorker {
   private async work(): Promise<void> {
     const { poll } = this.opts;
     let wasReady = true;
+    if (this.resumable) {
+      const resume = this.resumable;
+      this.resumable = null;
+      await this.resumeJob(resume);
+    }
     while (this.running) {
       const ready = await this.ready();
       if (!ready) {
@@ -213,8 +239,40 @@ export class PrinterWorker {
     };
   }
 
-  private async runJob(claimed: Claimed, claimStartedAt: number): Promise<void> {
-    const run = new JobRun(this.deps(), claimed, claimStartedAt);
+  /**
+   * Asks the control plane whether the attempt is still ours (a heartbeat, which also extends its lease and
+   * hands a fresh envelope); while it cannot be reached, asks again until the envelope the attempt started
+   * with expires. Ours: the run picks up where the journal says it stopped. Not ours: it is abandoned, and
+   * the job is the reaper's and the next claim's.
+   */
+  private async resumeJob(resume: Resume): Promise<void> {
+    const { entry } = resume;
+    const journal = this.opts.pipeline.journal;
+    const expiresAt = entry.claims.exp * 1000;
+    for (;;) {
+      if (!this.running) return journal.step(entry.attemptId, 'abandoned', true);
+      try {
+        const answer = await this.opts.pipeline.client.heartbeat(entry.jobRef, entry.attemptId);
+        const start: RunStart = { job: { jobRef: entry.jobRef }, attemptId: entry.attemptId, ...answer };
+        return await this.runJob(start, this.opts.now(), resume);
+      } catch (err) {
+        const e = toAgentError(err);
+        if (isLeaseLost(e) || this.opts.now() >= expiresAt) {
+          this.log.warn(
+            { jobRef: entry.jobRef, err: e.message },
+            'attempt left unfinished is not ours any more',
+          );
+          journal.setError(entry.attemptId, { code: e.apiCode ?? e.code, message: e.message });
+          return journal.step(entry.attemptId, 'abandoned', true);
+        }
+        this.log.warn({ jobRef: entry.jobRef, err: e.message }, 'cannot resume yet; asking again');
+        await this.sleep(Math.min(this.opts.poll.intervalMs, 1000));
+      }
+    }
+  }
+
+  private async runJob(claimed: RunStart, claimStartedAt: number, resume?: Resume): Promise<void> {
+    const run = new JobRun(this.deps(), claimed, claimStartedAt, resume ?? null);
     this.run = run;
     // Claimed while stopping: say FAILED at once rather than leave the job to its lease.
     if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');

@@ -107,6 +107,20 @@ describe('renderLabel', () => {
   });
 });
 
+describe('rendering again as of the same time (what resuming an attempt after a restart relies on)', () => {
+  it.each([
+    ['zpl', zebra],
+    ['pdf', { language: 'pdf' as const, dpi: 300 as const, rfid: false, template: {} }],
+  ])('gives the same %s bytes and manifest', async (_language, printer) => {
+    const claims = claimsFor('5003');
+    const at = new Date('2026-11-22T08:00:00.000Z');
+    const first = await renderLabel(claims, printer, at);
+    const again = await renderLabel(claims, printer, at);
+    expect(again.payload.equals(first.payload)).toBe(true);
+    expect(again.manifest).toEqual(first.manifest);
+  });
+});
+
 describe('the rendered ZPL on a simulated printer (firmware-sim over TCP)', () => {
   let printer: PrinterHandle;
   beforeAll(async () => {

@@ -33,6 +33,7 @@ import {
   HumanGate,
   JobJournal,
   PrinterWorker,
+  type JournalEntry,
   type JobStepEvent,
   type ManualScan,
   type PrinterView,
@@ -127,11 +128,20 @@ export class Agent implements ConsoleBackend {
 
     const db = openAgentDatabase(path.join(config.dataDir, DATABASE_FILE));
     const journal = new JobJournal(db, now);
-    // Attempts left unfinished: the process died mid-job. They are not ours any more (their leases expire),
-    // and whatever their printers still hold must not print later.
-    const unfinished = journal.unfinished();
-    for (const left of unfinished) journal.step(left.attemptId, 'abandoned', true);
-    const heldBy = new Set(unfinished.map((e) => e.printer));
+    // Attempts left unfinished: the process stopped or died mid-job. The newest on each configured printer
+    // is resumed if the control plane still says it is ours (see PrinterWorker); the rest are abandoned to
+    // their leases. Whatever their printers still hold is cleared first, so it never prints later.
+    const resumable = new Map<string, JournalEntry>();
+    for (const left of journal.unfinished()) {
+      const earlier = resumable.get(left.printer);
+      if (earlier) journal.step(earlier.attemptId, 'abandoned', true);
+      resumable.set(left.printer, left);
+    }
+    for (const [printer, left] of resumable)
+      if (!config.printers.some((p) => p.name === printer)) {
+        journal.step(left.attemptId, 'abandoned', true);
+        resumable.delete(printer);
+      }
     journal.prune(config.jobs.keepRecent);
     const outbox = new Outbox({
       db,
@@ -199,13 +209,15 @@ export class Agent implements ConsoleBackend {
       parts.workers.push(worker);
     }
     agent.wire();
-    for (const w of parts.workers.filter((w) => heldBy.has(w.name))) {
-      await w
-        .cancelHeld()
-        .catch((err: unknown) =>
-          log.warn({ printer: w.name, err: String(err) }, 'could not clear the printer'),
-        );
-      log.warn({ printer: w.name }, 'cleared formats held from before a crash');
+    for (const w of parts.workers) {
+      const left = resumable.get(w.name);
+      if (!left) continue;
+      const held = await w.clearHeld().catch((err: unknown) => {
+        log.warn({ printer: w.name, err: String(err) }, 'could not clear the printer');
+        return 0;
+      });
+      if (held > 0) log.warn({ printer: w.name, held }, 'cleared formats held from before a crash');
+      w.resume(left, held > 0);
     }
     outbox.start();
     mqtt?.start();
