@@ -22,6 +22,7 @@ import { DeviceService } from './devices/index.js';
 import { TokenService, principalFromAccessToken } from './oauth/index.js';
 import { Keyring } from './signing/index.js';
 import type { Config } from './config/index.js';
+import { purgeEndedWork } from './housekeeping/retention.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { IngestWorker } from './ingest/index.js';
 import { createLogger, type Logger } from './logging/logger.js';
@@ -163,6 +164,11 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     purgeExpiredIdempotencyKeys(store.db, now).catch((err) => log.warn({ err }, 'idempotency purge failed'));
     tokens.purgeAssertions().catch((err) => log.warn({ err }, 'assertion purge failed'));
     purgeExpiredSessions(store.db).catch((err) => log.warn({ err }, 'session purge failed'));
+    const olderThan = new Date(now() - config.retentionDays * 86_400_000).toISOString();
+    purgeEndedWork(store.db, olderThan).then(
+      (purged) => log.info({ purged, olderThan }, 'retention purge done'),
+      (err: unknown) => log.warn({ err }, 'retention purge failed'),
+    );
   }, 3_600_000);
   housekeeping.unref();
 

@@ -12,7 +12,9 @@ describe('loadConfig', () => {
       mqttPort: 1883,
       mqttUrl: undefined,
       publicBaseUrl: 'http://localhost:8080',
+      retentionDays: 30,
     });
+    expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
   });
 
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash when given', () => {
@@ -33,6 +35,7 @@ describe('loadConfig', () => {
     [{ RATE_LIMITS: 'free=ten/60' }, 'RATE_LIMITS'],
     [{ RATE_LIMITS: 'gold=10/60' }, 'RATE_LIMITS'],
     [{ DPP_ENV: 'production', DPP_SEED_FILE: 'seed.json' }, 'DPP_SEED_FILE'],
+    [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
   ])('refuses %o naming %s', (env, variable) => {
     let err: unknown;
     try {

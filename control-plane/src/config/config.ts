@@ -27,6 +27,8 @@ export interface Config {
   publicBaseUrl: string;
   rateLimits: Record<Tier, RateBudget>;
   idempotencyTtlHours: number;
+  /** Days the control plane keeps work that has ended (dispatched outbox rows, ended webhook deliveries, finished ingest jobs). */
+  retentionDays: number;
   logLevel: string;
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownGraceMs: number;
@@ -191,6 +193,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     rateLimits: readRateLimits(env),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
+    retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
     logLevel,
     shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
     accessTokenTtlSeconds: readPositiveInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 900),
