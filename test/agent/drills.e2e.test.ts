@@ -257,6 +257,8 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
       const waiting = () => agent.status().jobs.current.find((j) => j.jobRef === ref)?.waitingFor ?? null;
       await expect.poll(waiting, { timeout: 20_000 }).toBe('attestation');
       expect(sim.labels).toHaveLength(1); // nothing was sent again on the agent's own say
+      // The console tells the supervisor the label may have come out while the agent was down.
+      expect(agent.status().jobs.current.find((j) => j.jobRef === ref)?.resumedAfterSend).toBe(true);
       agent.attest(ref, { id: 'sup-1', name: 'Ana' });
       await waitFinished(t, key, product, 60_000);
 

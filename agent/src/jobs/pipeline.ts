@@ -140,6 +140,11 @@ export class JobRun {
     return this.currentStep;
   }
 
+  /** Resumed after a restart with its label already sent before: it may have come out while the agent was down. */
+  get resumedAfterSend(): boolean {
+    return Boolean(this.resume?.entry.evidence.spool_receipt) && !this.resume?.heldCleared;
+  }
+
   /** Stops the job (an operator's FAILED, or the agent stopping); it reports FAILED with `reason`. */
   cancel(reason: string, detail = `cancelled: ${reason}`): void {
     this.abort.abort(jobFailure(reason, detail));

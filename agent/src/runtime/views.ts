@@ -18,6 +18,8 @@ export interface AgentStatusView {
       printer: string;
       step: string;
       waitingFor: string | null;
+      /** Resumed after the agent restarted with this attempt's label already sent (see the pipeline). */
+      resumedAfterSend: boolean;
     }>;
     recent: Array<{
       jobRef: string;
@@ -68,6 +70,7 @@ export function agentStatus(agent: { startedAt: string }, p: Parts): AgentStatus
                 printer: w.name,
                 step: r.step,
                 waitingFor: p.humans.waitingFor(r.jobRef),
+                resumedAfterSend: r.resumedAfterSend,
               },
             ]
           : [];

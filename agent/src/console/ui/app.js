@@ -535,9 +535,11 @@ function renderWaiting() {
           h(
             'p',
             {},
-            job.waitingFor === 'attestation'
-              ? 'Check the printed label, then attest it, have it printed again, or mark it failed.'
-              : 'This printer has no scanner: scan the label here.',
+            job.waitingFor !== 'attestation'
+              ? 'This printer has no scanner: scan the label here.'
+              : job.resumedAfterSend
+                ? 'This label was sent before the agent restarted. Check whether it came out, then attest it, have it printed again, or mark it failed.'
+                : 'Check the printed label, then attest it, have it printed again, or mark it failed.',
           ),
           attempt
             ? h(
