@@ -122,9 +122,21 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
       aud: dev.device.id,
       job_ref: c.jobRef,
       attempt_id: c.attemptId,
+      printer: 'zebra-1',
       serial: p.serials[0],
     });
     expect(claims.exp * 1000).toBeGreaterThan(Date.now());
+    // A heartbeat's fresh envelope names the same printer.
+    const beat = await t.call('POST', `/api/v2/aidc/jobs/${c.jobRef}/heartbeat`, {
+      key: dev.token,
+      body: { attempt_id: c.attemptId },
+    });
+    expect(beat.status).toBe(200);
+    const fresh = await compactVerify(beat.body.data.envelope, jwks);
+    expect(JSON.parse(new TextDecoder().decode(fresh.payload))).toMatchObject({
+      attempt_id: c.attemptId,
+      printer: 'zebra-1',
+    });
     expect(await dev.claim()).toBeNull(); // one job, one claim
     const foreign = await t.call('POST', '/api/v2/aidc/jobs/claim', {
       key: dev.token,

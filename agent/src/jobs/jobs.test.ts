@@ -21,6 +21,8 @@ import { failureOf, jobFailure } from './failures.js';
 import { HumanGate } from './human-gate.js';
 import { JobJournal } from './journal.js';
 import { LeaseKeeper } from './lease.js';
+import { Outbox } from '../outbox/index.js';
+import { JobRun, type PipelineDeps } from './pipeline.js';
 
 const at = new Date('2026-03-01T10:00:00.000Z');
 const readyStatus: PrinterStatus = {
@@ -274,5 +276,52 @@ describe('JobJournal', () => {
     expect(j.unfinished().map((e) => e.attemptId)).toEqual(['second-attempt']);
     expect(j.prune(1)).toBe(1);
     expect(j.attempts(first.job_ref)).toHaveLength(1);
+  });
+});
+
+describe('JobRun envelope checks', () => {
+  let dir: string;
+  let db: AgentDatabase;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-agent-run-'));
+    db = openAgentDatabase(path.join(dir, 'agent.sqlite'));
+  });
+  afterEach(async () => {
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses an envelope claimed for another printer: FAILED envelope_mismatch, nothing journalled or sent', async () => {
+    const claims = claimsFor('9300', { printer: 'zebra-2' });
+    const sender = { reportResult: () => Promise.reject(new Error('offline')) };
+    const outbox = new Outbox({ db, sender, log: silentLogger });
+    const journal = new JobJournal(db);
+    let sent = 0;
+    // Only what the envelope check reaches; a run that went further would fail on the missing parts.
+    const deps = {
+      verify: async () => claims,
+      outbox,
+      journal,
+      log: silentLogger,
+      now: Date.now,
+      printerConfig: { name: 'zebra-1' },
+      printer: { send: () => void sent++ },
+      onStep: () => undefined,
+    } as unknown as PipelineDeps;
+    const run = new JobRun(deps, {
+      job: { jobRef: claims.job_ref },
+      attemptId: claims.attempt_id,
+      envelope: 'jws',
+      leaseExpiresAt: new Date(Date.now() + 60_000).toISOString(),
+    });
+    expect(await run.run()).toBe('failed');
+    const [row] = outbox.rowsOf(claims.job_ref);
+    expect(row!.status).toBe('FAILED');
+    expect(JSON.parse(row!.body).evidence.failure).toMatchObject({
+      reason: 'envelope_mismatch',
+      detail: 'the envelope is for printer zebra-2, not zebra-1',
+    });
+    expect(journal.attempts(claims.job_ref)).toEqual([]);
+    expect(sent).toBe(0);
   });
 });

@@ -221,6 +221,11 @@ export class JobRun {
       const fresh = await this.deps.verify(this.claimed.envelope);
       if (fresh.job_ref !== this.jobRef || fresh.attempt_id !== this.attemptId)
         throw jobFailure('envelope_mismatch', 'the envelope names another job or attempt than the claim');
+      if (fresh.printer !== this.deps.printerConfig.name)
+        throw jobFailure(
+          'envelope_mismatch',
+          `the envelope is for printer ${fresh.printer.slice(0, 100)}, not ${this.deps.printerConfig.name}`,
+        );
       // A resumed attempt keeps the claims it started with (its evidence names that envelope's jti); the
       // fresh envelope must still be about the same label.
       claims = this.resume ? sameLabel(this.resume.entry.claims, fresh) : fresh;

@@ -21,6 +21,7 @@ export function claimsFor(serial: string, over: Partial<AidcEnvelopeClaims> = {}
     job_ref: `job_${'0'.repeat(10)}${'a'.repeat(10)}`,
     attempt_id: randomUUID(),
     tenant_id: randomUUID(),
+    printer: 'zebra-1',
     gtin: GTIN,
     serial,
     digital_link: buildDigitalLink('https://id.example.com', GTIN, serial),

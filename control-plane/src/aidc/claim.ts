@@ -27,26 +27,27 @@ export interface ClaimDeps {
 }
 
 /**
- * Signs the envelope of one attempt: a compact JWS (EdDSA) whose audience is the device and whose
- * expiry is the lease's. The agent verifies it against /.well-known/jwks.json before printing.
+ * Signs the envelope of one attempt: a compact JWS (EdDSA) whose audience is the device, which names the
+ * printer the attempt was claimed for, and whose expiry is the lease's. The agent verifies it against
+ * /.well-known/jwks.json before printing.
  */
 export async function signEnvelope(
   keyring: Keyring,
   issuer: string,
   job: PrintJobTable,
-  deviceId: string,
-  jti: string,
+  attempt: { deviceId: string; printer: string; jti: string },
   now: number,
 ): Promise<string> {
   const claims: AidcEnvelopeClaims = {
     iss: issuer,
-    aud: deviceId,
-    jti,
+    aud: attempt.deviceId,
+    jti: attempt.jti,
     iat: Math.floor(now / 1000),
     exp: Math.floor(Date.parse(job.lease_expires_at!) / 1000),
     job_ref: job.job_ref,
     attempt_id: job.attempt_id!,
     tenant_id: job.tenant_id,
+    printer: attempt.printer,
     gtin: job.gtin,
     serial: job.serial,
     digital_link: job.digital_link,
@@ -127,7 +128,13 @@ export async function claimJob(
         failure_reason: null,
       })
       .execute();
-    const envelope = await signEnvelope(deps.keyring, deps.issuer, row, deviceId, jti, t);
+    const envelope = await signEnvelope(
+      deps.keyring,
+      deps.issuer,
+      row,
+      { deviceId, printer: req.printer.name, jti },
+      t,
+    );
     return { job: jobView(row), attemptId, envelope, leaseExpiresAt };
   });
 }
@@ -158,7 +165,18 @@ export async function heartbeat(
     .returningAll()
     .executeTakeFirst();
   if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);
-  const envelope = await signEnvelope(deps.keyring, deps.issuer, row, deviceId, randomUUID(), t);
+  const { printer } = await deps.db
+    .selectFrom('print_attempts')
+    .select('printer')
+    .where('attempt_id', '=', attemptId)
+    .executeTakeFirstOrThrow();
+  const envelope = await signEnvelope(
+    deps.keyring,
+    deps.issuer,
+    row,
+    { deviceId, printer, jti: randomUUID() },
+    t,
+  );
   return { leaseExpiresAt, envelope };
 }
 

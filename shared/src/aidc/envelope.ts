@@ -18,7 +18,8 @@ export type LabelTemplate = z.infer<typeof LabelTemplateSchema>;
 
 /**
  * The claims of a signed AIDC envelope (JWS, EdDSA, keys at /.well-known/jwks.json). The agent refuses an
- * envelope that does not verify, whose `aud` is not its device id, or that has expired.
+ * envelope that does not verify, whose `aud` is not its device id, or that has expired, and prints it on no
+ * printer but the one named in `printer` (the printer the attempt was claimed for).
  */
 export const AidcEnvelopeClaimsSchema = z.object({
   iss: z.string(),
@@ -29,6 +30,7 @@ export const AidcEnvelopeClaimsSchema = z.object({
   job_ref: z.string(),
   attempt_id: z.string(),
   tenant_id: z.string(),
+  printer: z.string(),
   gtin: z.string().regex(/^\d{14}$/),
   serial: z.string(),
   digital_link: z.url(),
