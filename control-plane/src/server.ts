@@ -135,7 +135,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       },
       result: { db: store.db, port: printLoop, idempotencyTtlHours: config.idempotencyTtlHours, now },
     },
-    wakeOutbox: () => dispatcher.wake(),
+    wakeOutbox: () => dispatcher.wakeIfWritten(),
   };
 
   let shuttingDown = false;

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
 import type { Db, Dialect } from '../store/index.js';
-import type { OutboxTopic } from './outbox.js';
+import { outboxRowsWritten, type OutboxTopic } from './outbox.js';
 
 export interface OutboxRow {
   id: string;
@@ -40,6 +40,8 @@ export class OutboxDispatcher {
   private running: Promise<void> | undefined;
   private stopped = true;
   private wakeRequested = false;
+  /** `outboxRowsWritten()` when the last pass began. */
+  private seenWrites = -1;
   private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly lockMs: number;
@@ -63,6 +65,14 @@ export class OutboxDispatcher {
     this.schedule(0);
   }
 
+  /**
+   * Asks for a pass soon, but only if this process wrote outbox rows since the last pass began: the hook
+   * after every write request, most of which queue no side effect.
+   */
+  wakeIfWritten(): void {
+    if (outboxRowsWritten() !== this.seenWrites) this.wake();
+  }
+
   /** Asks for a pass soon (after a commit that wrote outbox rows). */
   wake(): void {
     if (this.stopped) return;
@@ -82,6 +92,7 @@ export class OutboxDispatcher {
 
   /** One pass over due rows; returns how many were handled. Exposed for tests and benchmarks. */
   async drainOnce(): Promise<number> {
+    this.seenWrites = outboxRowsWritten();
     const rows = await this.claim();
     await Promise.all(rows.map((row) => this.handle(row)));
     return rows.length;

@@ -34,6 +34,30 @@ describe.each(testDialects())('outbox (%s)', (dialect) => {
     expect(await d.drainOnce()).toBe(0);
   });
 
+  it('after a write request, passes only when rows were written since the last pass began', async () => {
+    const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log, pollMs: 60_000 });
+    const seen: unknown[] = [];
+    d.register('test', async (row) => {
+      seen.push(row.payload);
+    });
+    let passes = 0;
+    const drain = d.drainOnce.bind(d);
+    d.drainOnce = () => (passes++, drain());
+    d.start(); // the first pass, then the idle poll of a minute
+    try {
+      await expect.poll(() => passes).toBe(1);
+      d.wakeIfWritten(); // a write that queued nothing: no pass
+      await new Promise((r) => setTimeout(r, 100));
+      expect(passes).toBe(1);
+      await enqueueOutbox(store.db, { topic: 'test', tenantId: null, payload: { n: 1 } });
+      d.wakeIfWritten(); // one that queued a row: a pass at once, not after the minute
+      await expect.poll(() => seen).toEqual([{ n: 1 }]);
+      expect(passes).toBe(2);
+    } finally {
+      await d.stop();
+    }
+  });
+
   it('retries a failed handler later with backoff, keeping the row', async () => {
     let t = Date.parse('2026-01-01T00:00:00Z');
     await enqueueOutbox(store.db, {

@@ -16,6 +16,16 @@ export interface OutboxMessage {
   availableAt?: string;
 }
 
+let rowsWritten = 0;
+
+/**
+ * How many outbox rows this process has written (committed or not). The dispatcher compares it with the
+ * count at its last pass, so a write request that queued no side effect costs no extra pass.
+ */
+export function outboxRowsWritten(): number {
+  return rowsWritten;
+}
+
 /**
  * Writes a side effect as an outbox row. Call it inside the transaction of the state change, so a
  * crash can delay the effect but never lose it, and a rolled-back change never emits it.
@@ -38,5 +48,6 @@ export async function enqueueOutbox(db: Db, message: OutboxMessage): Promise<str
       processed_at: null,
     })
     .execute();
+  rowsWritten += 1;
   return id;
 }
