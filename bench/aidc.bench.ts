@@ -1,14 +1,16 @@
 import { performance } from 'node:perf_hooks';
+import { KeyObject } from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import mqtt, { type MqttClient } from 'mqtt';
 import { deviceTopics } from '@dpp/shared';
 import {
   type DialectName,
-  HttpPrintDevice,
   enrollTestDevice,
   printableProduct,
   startTestControlPlane,
   testDialects,
 } from '@dpp/control-plane/testing';
+import type { LoadDevice, LoadInput, LoadOutput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
 const JOBS = 400;
@@ -20,7 +22,10 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-/** 50 simulated devices claim and drive jobs to SEALED over HTTP until the queue is empty. */
+/**
+ * 50 simulated devices claim and drive jobs to SEALED over HTTP until the queue is empty. The devices run
+ * in a worker thread (lib/print-load.ts), so the control plane's event loop is its own, as in production.
+ */
 async function sealedPerSecond(dialect: DialectName): Promise<{ perSecond: number; claimMs: number[] }> {
   const t = await startTestControlPlane({ dialect, env: { RATE_LIMITS: 'mid_market=1000000000/60' } });
   try {
@@ -30,29 +35,32 @@ async function sealedPerSecond(dialect: DialectName): Promise<{ perSecond: numbe
       const r = await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } });
       if (r.status !== 201) throw new Error(`job: ${r.status} ${r.text}`);
     }
-    const devices = await Promise.all(
-      Array.from({ length: DEVICES }, async (_, i) =>
-        new HttpPrintDevice(t.call, await enrollTestDevice(t, admin, { name: `bench-${i}` })).init(),
-      ),
-    );
-    const claimMs: number[] = [];
-    let sealed = 0;
-    const started = performance.now();
-    await Promise.all(
-      devices.map(async (d) => {
-        for (;;) {
-          const c0 = performance.now();
-          const c = await d.claim();
-          claimMs.push(performance.now() - c0);
-          if (!c) return;
-          await d.seal(c);
-          sealed += 1;
-        }
+    const devices: LoadDevice[] = await Promise.all(
+      Array.from({ length: DEVICES }, async (_, i) => {
+        const d = await enrollTestDevice(t, admin, { name: `bench-${i}` });
+        return {
+          id: d.id,
+          tenantId: d.tenantId,
+          token: await d.accessToken(),
+          privateJwk: KeyObject.from(d.key.privateKey).export({ format: 'jwk' }),
+          publicJwk: d.key.publicJwk,
+        };
       }),
     );
-    const seconds = (performance.now() - started) / 1000;
-    if (sealed !== JOBS) throw new Error(`sealed ${sealed} of ${JOBS}`);
-    return { perSecond: sealed / seconds, claimMs: claimMs.sort((a, b) => a - b) };
+    const input: LoadInput = { url: t.url, devices };
+    const out = await new Promise<LoadOutput>((resolve, reject) => {
+      // The worker registers tsx itself before loading the TypeScript load script (Node 20 does not hand
+      // the parent's loader to a worker's entry).
+      const script = new URL('./lib/print-load.ts', import.meta.url).href;
+      const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); })`;
+      const worker = new Worker(boot, { eval: true, workerData: input });
+      worker.once('message', (m: { ok: true; out: LoadOutput } | { ok: false; error: string }) =>
+        m.ok ? resolve(m.out) : reject(new Error(m.error)),
+      );
+      worker.once('error', reject);
+    });
+    if (out.sealed !== JOBS) throw new Error(`sealed ${out.sealed} of ${JOBS}`);
+    return { perSecond: out.sealed / out.seconds, claimMs: out.claimMs.sort((a, b) => a - b) };
   } finally {
     await t.close();
   }
