@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { insertTenant } from '../tenants/tenants.js';
 import { openTestStore, testDialects } from '../testing/index.js';
 import { purgeEndedWork } from './retention.js';
 
@@ -14,19 +15,13 @@ describe.each(testDialects())('retention purge (%s)', (dialect) => {
 
   beforeEach(async () => {
     store = await openTestStore(dialect);
-    tenantId = randomUUID();
     endpointId = randomUUID();
-    await store.db
-      .insertInto('tenants')
-      .values({
-        id: tenantId,
-        name: 'T',
-        tier: 'free',
-        sandbox: 0,
-        sandbox_expires_at: null,
-        created_at: OLD,
-      })
-      .execute();
+    ({ id: tenantId } = await insertTenant(store.db, {
+      name: 'T',
+      tier: 'free',
+      sandbox: false,
+      sandboxExpiresAt: null,
+    }));
     await store.db
       .insertInto('webhook_endpoints')
       .values({

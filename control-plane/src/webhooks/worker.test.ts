@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType } from '@dpp/shared';
 import { recordEvent } from '../events/index.js';
 import { OutboxDispatcher } from '../outbox/index.js';
+import { insertTenant } from '../tenants/tenants.js';
 import { openTestStore, testDialects } from '../testing/index.js';
 import { claimDueDeliveries } from './claim.js';
 import { WebhookEndpoints } from './endpoints.js';
@@ -31,18 +31,12 @@ describe.each(testDialects())('delivery worker with an injected clock (%s)', (di
     store = await openTestStore(dialect);
     rx = await startReceiver();
     clock = Date.parse('2026-03-01T00:00:00Z');
-    tenantId = randomUUID();
-    await store.db
-      .insertInto('tenants')
-      .values({
-        id: tenantId,
-        name: 'T',
-        tier: 'free',
-        sandbox: 0,
-        sandbox_expires_at: null,
-        created_at: new Date(0).toISOString(),
-      })
-      .execute();
+    ({ id: tenantId } = await insertTenant(store.db, {
+      name: 'T',
+      tier: 'free',
+      sandbox: false,
+      sandboxExpiresAt: null,
+    }));
     const policy = new WebhookUrlPolicy({ allowPrivateNetworks: true });
     endpoints = new WebhookEndpoints({ db: store.db, policy, now: () => clock });
     dispatcher = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log });
