@@ -2,5 +2,5 @@
 export { API_VERSION, buildApp } from './app.js';
 export { loadConfig, ConfigError, type Config } from './config/index.js';
 export { startControlPlane, type ControlPlane, type StartOptions } from './server.js';
-export { openStore, type Store } from './store/index.js';
+export { openStore, uuidv7, type Store } from './store/index.js';
 export { recordEvent, type DomainEvent } from './events/index.js';

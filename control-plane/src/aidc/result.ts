@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type JWK, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
 import {
@@ -21,6 +20,7 @@ import type { Principal } from '../http/principal.js';
 import type { IdempotencyClaim, JsonReply } from '../http/route.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { Db, PrintJobTable } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 import { explainRefusal } from './claim.js';
 import { jobView } from './model.js';
 import type { PrintLoopPort } from './port.js';
@@ -265,7 +265,7 @@ export async function reportResult(
       await trx
         .insertInto('print_evidence')
         .values({
-          id: randomUUID(),
+          id: uuidv7(),
           job_ref: jobRef,
           attempt_id: input.attempt_id,
           tenant_id: tenantId,

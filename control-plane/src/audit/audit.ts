@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Actor } from '../http/principal.js';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 
 export interface AuditEntry {
   tenantId: string | null;
@@ -17,7 +17,7 @@ export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
   await db
     .insertInto('audit_log')
     .values({
-      id: randomUUID(),
+      id: uuidv7(),
       tenant_id: entry.tenantId,
       actor_type: entry.actor.type,
       actor_id: entry.actor.id,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 import type { EpcisEvent } from './schemas.js';
 
 /** The EPCIS 2.0 JSON-LD context (EPCIS 2.0 §8.2.1); every document we return names it first. */
@@ -78,7 +79,7 @@ export async function recordEpcisEvents(
     const document = { ...rest, eventID: eventId, recordTime: options.recordTime };
     return {
       row: {
-        id: randomUUID(),
+        id: uuidv7(),
         tenant_id: tenantId,
         event_id: eventId,
         event_type: event.type,

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { EventType } from '@dpp/shared';
 import { enqueueOutbox } from '../outbox/index.js';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 
 export interface DomainEvent {
   tenantId: string;
@@ -18,7 +18,7 @@ export interface DomainEvent {
  * carry as `id`.
  */
 export async function recordEvent(db: Db, event: DomainEvent): Promise<string> {
-  const id = randomUUID();
+  const id = uuidv7();
   const occurredAt = event.occurredAt ?? new Date().toISOString();
   await db
     .insertInto('events')

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 
 /**
  * Outbox topics: what kind of side effect a row asks for. Each topic has one handler in the dispatcher
@@ -31,7 +31,7 @@ export function outboxRowsWritten(): number {
  * crash can delay the effect but never lose it, and a rolled-back change never emits it.
  */
 export async function enqueueOutbox(db: Db, message: OutboxMessage): Promise<string> {
-  const id = randomUUID();
+  const id = uuidv7();
   const now = new Date().toISOString();
   await db
     .insertInto('outbox')

@@ -5,3 +5,4 @@ export type * from './schema-aidc.js';
 export type * from './schema-carriers.js';
 export type * from './schema-passports.js';
 export * from './dialect.js';
+export * from './ids.js';

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { WEBHOOK_API_VERSION, type WebhookEnvelope } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
 import type { OutboxHandler } from '../outbox/index.js';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 
 /** What `recordEvent` writes into an `event` outbox row. */
 const EventPayloadSchema = z.object({
@@ -65,7 +65,7 @@ export function webhookFanOut(deps: FanOutDeps): OutboxHandler {
       .insertInto('webhook_deliveries')
       .values(
         targets.map((e) => ({
-          id: randomUUID(),
+          id: uuidv7(),
           tenant_id: row.tenantId!,
           endpoint_id: e.id,
           event_id: event.eventId,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import type { Db } from '../store/index.js';
+import { uuidv7 } from '../store/index.js';
 import type { ClaimedDelivery } from './claim.js';
 import type { SendResult } from './sender.js';
 
@@ -54,7 +54,7 @@ export async function recordAttempt(db: Db, outcome: AttemptOutcome): Promise<Re
     await trx
       .insertInto('webhook_delivery_attempts')
       .values({
-        id: randomUUID(),
+        id: uuidv7(),
         delivery_id: delivery.id,
         tenant_id: delivery.tenantId,
         attempt: delivery.attempts + 1,
