@@ -64,6 +64,8 @@ export interface BuiltApp {
   app: Express;
   routes: readonly RouteDef[];
   metrics: Metrics;
+  /** The API's rate limiter (shared with other replicas by the composition root on PostgreSQL). */
+  limiter: RateLimiter;
 }
 
 /** Wires the HTTP surface: global middleware, every domain's operations, the web pages, 404/405, errors. */
@@ -138,10 +140,11 @@ export function buildApp(deps: AppDeps): BuiltApp {
     webRouter({ store, config, log, onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id) }),
   );
   const api = express.Router({ caseSensitive: true });
+  const limiter = new RateLimiter(config.rateLimits, now);
   mountRoutes(api, routes, {
     db: store.db,
     authenticators,
-    limiter: new RateLimiter(config.rateLimits, now),
+    limiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
     ...(deps.services.wakeOutbox ? { afterWrite: deps.services.wakeOutbox } : {}),
@@ -149,5 +152,5 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(api);
   app.use(notFoundOrMethodNotAllowed(routes));
   app.use(errorHandler());
-  return { app, routes, metrics };
+  return { app, routes, metrics, limiter };
 }

@@ -24,6 +24,7 @@ import { Keyring } from './signing/index.js';
 import type { Config } from './config/index.js';
 import { purgeEndedWork } from './housekeeping/retention.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
+import { RateShare } from './http/rate-share.js';
 import { IngestWorker } from './ingest/index.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { OutboxDispatcher } from './outbox/index.js';
@@ -140,6 +141,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
 
   let shuttingDown = false;
   const built = buildApp({ config, store, log, now, isShuttingDown: () => shuttingDown, services });
+  // On PostgreSQL there may be other replicas: they share rate-limit counts through the database.
+  const rateShare =
+    store.dialect === 'postgres'
+      ? new RateShare(store.db, built.limiter, log.child({ module: 'rate-limit' }))
+      : null;
+  rateShare?.start();
   dispatcher.register(WORK_NOTICE_TOPIC, workNoticeHandler(store.db, broker));
   dispatcher.register('event', webhooks.fanOut);
   if (options.outbox?.start !== false) dispatcher.start();
@@ -196,6 +203,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       await generation.stop();
       await reaper.stop();
       await dispatcher.stop();
+      await rateShare?.stop();
       await webhooks.worker.stop();
       await broker.close();
       await store.close();

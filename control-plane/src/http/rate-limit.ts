@@ -3,8 +3,12 @@ import type { RateBudget, Tier } from '../config/index.js';
 import { ApiError } from './api-error.js';
 
 interface Window {
+  tier: Tier;
   startedAt: number;
+  /** Requests admitted in this window as far as this replica knows (its own and, shared, the others'). */
   count: number;
+  /** This replica's admissions not yet added to the shared count. */
+  pending: number;
 }
 
 export interface RateDecision {
@@ -15,9 +19,21 @@ export interface RateDecision {
   resetAt: number;
 }
 
+/** This replica's admissions of one window, to add to the shared count (see RateShare). */
+export interface PendingWindow {
+  key: string;
+  tier: Tier;
+  startedAt: number;
+  windowMs: number;
+  delta: number;
+}
+
 /**
- * Per-tenant fixed-window budgets, one per tier (configuration: RATE_LIMITS). In memory: each replica
- * counts its own share, so behind N replicas a tenant's effective budget is up to N times the figure.
+ * Per-tenant fixed-window budgets, one per tier (configuration: RATE_LIMITS), decided in memory so a
+ * request never waits on the database for it. Alone (one process, SQLite), the count is exact. Behind
+ * several replicas (PostgreSQL), `RateShare` adds each replica's admissions to a shared count every
+ * 250 ms and hands back the total, so the budget holds across replicas up to what they admit within one
+ * such interval.
  */
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
@@ -33,14 +49,49 @@ export class RateLimiter {
     const t = this.now();
     let w = this.windows.get(key);
     if (!w || t - w.startedAt >= windowMs) {
-      w = { startedAt: t, count: 0 };
+      w = { tier, startedAt: t, count: 0, pending: 0 };
       this.windows.set(key, w);
       if (this.windows.size > 50_000) this.prune(t);
     }
     const resetAt = Math.ceil((w.startedAt + windowMs) / 1000);
     if (w.count >= budget.limit) return { allowed: false, limit: budget.limit, remaining: 0, resetAt };
     w.count += 1;
+    w.pending += 1;
     return { allowed: true, limit: budget.limit, remaining: budget.limit - w.count, resetAt };
+  }
+
+  /** Hands over the admissions not yet shared, and counts them as sent. */
+  takePending(): PendingWindow[] {
+    const out: PendingWindow[] = [];
+    for (const [key, w] of this.windows) {
+      if (w.pending === 0) continue;
+      out.push({
+        key,
+        tier: w.tier,
+        startedAt: w.startedAt,
+        windowMs: this.budgets[w.tier].windowSeconds * 1000,
+        delta: w.pending,
+      });
+      w.pending = 0;
+    }
+    return out;
+  }
+
+  /**
+   * The shared answer for a window sent by `takePending`: the window all replicas count in (it may have
+   * started on another one) and its total. Admissions made here since the send stay on top.
+   */
+  adopt(sent: PendingWindow, startedAt: number, total: number): void {
+    const w = this.windows.get(sent.key);
+    if (!w || w.startedAt !== sent.startedAt) return; // a newer window began here meanwhile
+    w.startedAt = startedAt;
+    w.count = total + w.pending;
+  }
+
+  /** A send that failed: its admissions are sent again with the next ones. */
+  restore(sent: PendingWindow): void {
+    const w = this.windows.get(sent.key);
+    if (w && w.startedAt === sent.startedAt) w.pending += sent.delta;
   }
 
   private prune(t: number): void {

@@ -118,7 +118,15 @@ export interface AuditLogTable {
   occurred_at: string;
 }
 
+/** Rate windows shared by replicas (migration 0008). `started_ms` is Unix ms (a string from PostgreSQL's bigint). */
+export interface RateWindowTable {
+  tenant_id: string;
+  started_ms: number | string;
+  used: number;
+}
+
 export interface Database extends AidcTables, CarrierTables, PassportTables {
+  rate_windows: RateWindowTable;
   tenants: TenantTable;
   users: UserTable;
   sessions: SessionTable;
