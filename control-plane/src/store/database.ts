@@ -115,13 +115,24 @@ async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
     allowUnorderedMigrations: true,
     ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  // Kysely checks for its bookkeeping tables by reading the tables of every schema in the database; a
+  // schema another user of the database drops meanwhile (parallel test suites, other services) fails that
+  // read with 3F000 invalid_schema_name. Nothing ran yet when that happens, so it is tried again.
+  let { error, results } = await migrator.migrateToLatest();
+  for (let retry = 1; error && isInvalidSchemaName(error) && retry <= 10; retry++) {
+    await new Promise((r) => setTimeout(r, 50 * retry));
+    ({ error, results } = await migrator.migrateToLatest());
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error');
     throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${String(error)}`, {
       cause: error,
     });
   }
+}
+
+function isInvalidSchemaName(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '3F000';
 }
 
 /** The current instant as stored: ISO 8601 UTC with milliseconds. */

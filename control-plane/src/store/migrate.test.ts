@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { openStore } from './database.js';
+
+const url = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!url)('migrations on PostgreSQL beside other users of the database', () => {
+  it('migrate a new schema while other schemas of the database are being dropped', async () => {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const others = Array.from({ length: 60 }, () => `x_${randomBytes(6).toString('hex')}`);
+    const mine = Array.from({ length: 6 }, () => `m_${randomBytes(6).toString('hex')}`);
+    try {
+      for (const s of others) await admin.query(`create schema ${s}; create table ${s}.t (id int)`);
+      // Another suite's teardown dropping its schemas, while these stores migrate theirs.
+      const dropping = (async () => {
+        for (const s of others) await admin.query(`drop schema ${s} cascade`);
+      })();
+      const opened = await Promise.allSettled(
+        mine.map((s) => openStore({ databaseUrl: url!, pgSchema: s, pgPoolSize: 2 })),
+      );
+      await dropping;
+      for (const o of opened) if (o.status === 'fulfilled') await o.value.close();
+      expect(opened.map((o) => (o.status === 'rejected' ? String(o.reason) : 'ok'))).toEqual(
+        mine.map(() => 'ok'),
+      );
+    } finally {
+      for (const s of [...others, ...mine]) await admin.query(`drop schema if exists ${s} cascade`);
+      await admin.end();
+    }
+  });
+});
