@@ -11,7 +11,7 @@ import type { RouteDef } from './http/route.js';
 import type { Logger } from './logging/logger.js';
 import { openApiRoutes } from './openapi/index.js';
 import { outboxBacklog } from './outbox/index.js';
-import type { Store } from './store/index.js';
+import type { SecretBox, Store } from './store/index.js';
 import { type AidcRouteDeps, aidcRoutes } from './aidc/index.js';
 import type { Broker } from './broker/index.js';
 import { type DeviceService, deviceRoutes } from './devices/index.js';
@@ -47,6 +47,8 @@ export interface AppDeps {
 /** Long-lived services the composition root creates before the HTTP surface. */
 export interface AppServices {
   keyring: Keyring;
+  /** Seals and opens the secrets kept in the store (SECRETS_KEY). */
+  secrets: SecretBox;
   devices: DeviceService;
   tokens: TokenService;
   broker: Broker;
@@ -109,12 +111,14 @@ export function buildApp(deps: AppDeps): BuiltApp {
     }),
     ...webhookRoutes({
       db: store.db,
+      secrets: deps.services.secrets,
       policy: deps.services.webhooks?.policy ?? urlPolicyFor(config),
       now,
       onDeliveryQueued: () => deps.services.webhooks?.worker.wake(),
     }),
     ...passportRoutes({
       db: store.db,
+      secrets: deps.services.secrets,
       registry: schemaRegistry,
       env: config.env,
       publicBaseUrl: config.publicBaseUrl,
@@ -143,6 +147,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const limiter = new RateLimiter(config.rateLimits, now);
   mountRoutes(api, routes, {
     db: store.db,
+    secrets: deps.services.secrets,
     authenticators,
     limiter,
     idempotencyTtlHours: config.idempotencyTtlHours,

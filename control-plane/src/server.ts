@@ -30,7 +30,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
 import { schemaRegistry } from './schemas/index.js';
-import { openStore, type Store, type StoreOptions } from './store/index.js';
+import { SecretBox, openStore, sealStoredSecrets, type Store, type StoreOptions } from './store/index.js';
 import { applySeed, purgeExpiredSessions, readSeedFile } from './tenants/index.js';
 import { type DeliveryWorker, type WebhookOptions, createWebhookRuntime } from './webhooks/index.js';
 
@@ -82,7 +82,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   if (config.seedFile) await applySeed(store.db, await readSeedFile(config.seedFile));
 
-  const keyring = new Keyring({ db: store.db, now });
+  const secrets = SecretBox.of(config.secretsKey);
+  const sealed = await sealStoredSecrets(store.db, secrets);
+  if (sealed > 0) log.info({ sealed }, 'sealed secrets stored before SECRETS_KEY was set');
+  if (!secrets.sealing && config.env === 'production')
+    log.warn('SECRETS_KEY is not set: webhook secrets and signing keys are stored unencrypted');
+  const keyring = new Keyring({ db: store.db, secrets, now });
   await keyring.init();
   const devices = new DeviceService(store.db, now);
   const tokens = new TokenService({
@@ -96,10 +101,11 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const broker = await startBroker(config, log, (token) =>
     principalFromAccessToken(token, { keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
   );
-  const webhooks = createWebhookRuntime({ config, store, log, now, options: options.webhooks });
+  const webhooks = createWebhookRuntime({ config, store, secrets, log, now, options: options.webhooks });
   const passportSigner = options.passports?.signer ?? localSigner;
   const generation = new GenerationWorker({
     db: store.db,
+    secrets,
     registry: schemaRegistry,
     publicBaseUrl: config.publicBaseUrl,
     log: log.child({ module: 'passports' }),
@@ -119,6 +125,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const aidcSettings: AidcSettings = { ...config.aidc, defaultTemplate: DEFAULT_LABEL_TEMPLATE };
   const services: AppServices = {
     keyring,
+    secrets,
     devices,
     tokens,
     broker,

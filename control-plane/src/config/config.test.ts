@@ -15,6 +15,11 @@ describe('loadConfig', () => {
       retentionDays: 30,
     });
     expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
+    expect(loadConfig({}).secretsKey).toBeUndefined();
+    expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
+    expect(loadConfig({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') }).secretsKey).toEqual(
+      Buffer.alloc(32, 7),
+    );
   });
 
   it('derives PUBLIC_BASE_URL from PORT and strips a trailing slash when given', () => {
@@ -36,6 +41,8 @@ describe('loadConfig', () => {
     [{ RATE_LIMITS: 'gold=10/60' }, 'RATE_LIMITS'],
     [{ DPP_ENV: 'production', DPP_SEED_FILE: 'seed.json' }, 'DPP_SEED_FILE'],
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
+    [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
+    [{ SECRETS_KEY: 'ab'.repeat(31) }, 'SECRETS_KEY'],
   ])('refuses %o naming %s', (env, variable) => {
     let err: unknown;
     try {

@@ -29,6 +29,8 @@ export interface Config {
   idempotencyTtlHours: number;
   /** Days the control plane keeps work that has ended (dispatched outbox rows, ended webhook deliveries, finished ingest jobs). */
   retentionDays: number;
+  /** Key sealing secrets stored in the database (store/secrets.ts); none: stored as they are. */
+  secretsKey: Buffer | undefined;
   logLevel: string;
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownGraceMs: number;
@@ -82,6 +84,23 @@ function readPositiveInt(env: Env, name: string, fallback: number): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
     throw new ConfigError(name, `must be a positive integer, got "${raw}"`);
   return Number(raw);
+}
+
+/** A 32-byte key given as 64 hex digits or as base64 (standard or URL-safe). */
+function readKey(env: Env, name: string): Buffer | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw)
+    ? Buffer.from(raw, 'hex')
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(raw)
+      ? Buffer.from(raw, 'base64') // either alphabet
+      : null;
+  if (!key || key.length !== 32)
+    throw new ConfigError(
+      name,
+      'must be 32 bytes as 64 hex digits or base64 (e.g. `openssl rand -base64 32`)',
+    );
+  return key;
 }
 
 function readUrl(env: Env, name: string, protocols: readonly string[]): string | undefined {
@@ -194,6 +213,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimits: readRateLimits(env),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
     retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
+    secretsKey: readKey(env, 'SECRETS_KEY'),
     logLevel,
     shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
     accessTokenTtlSeconds: readPositiveInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 900),

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from '@dpp/shared';
-import type { Db } from '../store/index.js';
+import type { Db, SecretBox } from '../store/index.js';
 import { ApiError } from './api-error.js';
 import type { IdempotencyMode, JsonReply } from './route.js';
 
@@ -17,7 +17,13 @@ export interface IdempotencyOptions {
   db: Db;
   ttlHours: number;
   now: () => number;
+  /** Seals stored answers at rest (SECRETS_KEY): some carry a secret shown once, such as a webhook's. */
+  secrets: SecretBox;
 }
+
+/** The additional data of a stored answer: its key's tenant, route and key. */
+const answerContext = (s: IdempotencyScope) =>
+  `idempotency_keys.response_body:${s.tenantId}:${s.route}:${s.key}`;
 
 export interface IdempotencyScope {
   tenantId: string;
@@ -89,7 +95,8 @@ export async function runIdempotent(
     .set({
       state: 'completed',
       response_status: reply.status,
-      response_body: reply.body === undefined ? null : JSON.stringify(reply.body),
+      response_body:
+        reply.body === undefined ? null : opts.secrets.seal(JSON.stringify(reply.body), answerContext(scope)),
       response_headers: reply.headers ? JSON.stringify(reply.headers) : null,
     })
     .where('tenant_id', '=', scope.tenantId)
@@ -151,7 +158,10 @@ async function begin(opts: IdempotencyOptions, scope: IdempotencyScope): Promise
         kind: 'replay',
         reply: {
           status: row.response_status ?? 200,
-          body: row.response_body === null ? undefined : JSON.parse(row.response_body),
+          body:
+            row.response_body === null
+              ? undefined
+              : JSON.parse(opts.secrets.open(row.response_body, answerContext(scope))),
           headers: row.response_headers ? JSON.parse(row.response_headers) : undefined,
         },
       };

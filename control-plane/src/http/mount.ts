@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
-import type { Db } from '../store/index.js';
+import type { Db, SecretBox } from '../store/index.js';
 import { ApiError, toApiError } from './api-error.js';
 import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
@@ -18,6 +18,8 @@ import { parseOrThrow } from './validate.js';
 
 export interface MountDeps {
   db: Db;
+  /** Seals the stored answers of idempotent operations (SECRETS_KEY). */
+  secrets: SecretBox;
   authenticators: readonly Authenticator[];
   limiter: RateLimiter;
   idempotencyTtlHours: number;
@@ -106,7 +108,7 @@ function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
         reply = await execute();
       } else if (key && owner) {
         reply = await runIdempotent(
-          { db: deps.db, ttlHours: deps.idempotencyTtlHours, now: deps.now },
+          { db: deps.db, ttlHours: deps.idempotencyTtlHours, now: deps.now, secrets: deps.secrets },
           { tenantId: owner, route, key, requestHash: requestHash(req.path, req.body) },
           async () => {
             const r = await execute();

@@ -6,7 +6,7 @@ import type { Actor } from '../http/principal.js';
 import type { Logger } from '../logging/logger.js';
 import { getProductForUpdate } from '../products/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
-import type { Db, PassportGenerationTable, ProductTable } from '../store/index.js';
+import type { Db, PassportGenerationTable, ProductTable, SecretBox } from '../store/index.js';
 import type { Sections } from './content.js';
 import {
   GENERATION_STAGES,
@@ -36,6 +36,7 @@ import { appendLog, getPassportForUpdate, parseSections } from './queries.js';
 
 export interface GenerationWorkerOptions {
   db: Db;
+  secrets: SecretBox;
   registry: SchemaRegistry;
   publicBaseUrl: string;
   log: Logger;
@@ -75,6 +76,7 @@ export class GenerationWorker {
     this.maxAttempts = opts.maxAttempts ?? 3;
     this.deps = {
       db: opts.db,
+      secrets: opts.secrets,
       registry: opts.registry,
       signer: opts.signer ?? localSigner,
       publicBaseUrl: opts.publicBaseUrl,

@@ -13,7 +13,7 @@ import {
   ed25519RawPublicKey,
   verificationMethodId,
 } from '@dpp/shared';
-import type { Db } from '../store/index.js';
+import { type Db, type SecretBox, secretContext } from '../store/index.js';
 
 export interface IssuerKey {
   tenantId: string;
@@ -43,6 +43,7 @@ export const localSigner: CredentialSigner = {
 export async function tenantIssuerKey(
   db: Db,
   tenantId: string,
+  secrets: SecretBox,
   now: () => number = Date.now,
 ): Promise<IssuerKey> {
   const existing = await db
@@ -54,7 +55,9 @@ export async function tenantIssuerKey(
     return {
       tenantId,
       did: existing.did,
-      seed: new Uint8Array(Buffer.from(existing.private_seed, 'base64url')),
+      seed: new Uint8Array(
+        Buffer.from(secrets.open(existing.private_seed, secretContext.issuerSeed(tenantId)), 'base64url'),
+      ),
     };
   }
   const seed = new Uint8Array(randomBytes(32));
@@ -64,10 +67,10 @@ export async function tenantIssuerKey(
     .values({
       tenant_id: tenantId,
       did,
-      private_seed: Buffer.from(seed).toString('base64url'),
+      private_seed: secrets.seal(Buffer.from(seed).toString('base64url'), secretContext.issuerSeed(tenantId)),
       created_at: new Date(now()).toISOString(),
     })
     .onConflict((oc) => oc.column('tenant_id').doNothing())
     .execute();
-  return tenantIssuerKey(db, tenantId, now);
+  return tenantIssuerKey(db, tenantId, secrets, now);
 }

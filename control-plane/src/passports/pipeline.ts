@@ -6,7 +6,7 @@ import { issuerDid, verificationMethodDid, verifyProof } from '@dpp/shared';
 import { ApiError } from '../http/api-error.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import { validateFields } from '../schemas/index.js';
-import type { Db, PassportGenerationTable, ProductTable } from '../store/index.js';
+import type { Db, PassportGenerationTable, ProductTable, SecretBox } from '../store/index.js';
 import { contentHash } from './chain.js';
 import { assembleSections, type Sections } from './content.js';
 import type { CredentialSigner, IssuerKey } from './issuer.js';
@@ -33,6 +33,8 @@ export interface GenerationOptions {
 
 export interface PipelineDeps {
   db: Db;
+  /** Opens the tenant's issuer key (sealed at rest with SECRETS_KEY). */
+  secrets: SecretBox;
   registry: SchemaRegistry;
   signer: CredentialSigner;
   publicBaseUrl: string;
@@ -221,7 +223,7 @@ export async function signCredential(
   product: ProductTable,
   assembled: { sections: Sections; contentHash: string; merkleRoot: string },
 ): Promise<{ key: IssuerKey; credential: Record<string, unknown> }> {
-  const key = await tenantIssuerKey(deps.db, job.tenant_id, deps.now);
+  const key = await tenantIssuerKey(deps.db, job.tenant_id, deps.secrets, deps.now);
   const unsigned = passportCredential(key, job, product, assembled, new Date(deps.now()).toISOString());
   try {
     return { key, credential: await deps.signer.sign(unsigned, key) };

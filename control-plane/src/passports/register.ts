@@ -8,7 +8,13 @@ import { recordAudit } from '../audit/index.js';
 import type { Environment } from '../config/index.js';
 import { ApiError } from '../http/api-error.js';
 import { getProductForUpdate } from '../products/index.js';
-import type { Db, DppIdentifierTable, PassportVersionTable, ProductTable } from '../store/index.js';
+import type {
+  Db,
+  DppIdentifierTable,
+  PassportVersionTable,
+  ProductTable,
+  SecretBox,
+} from '../store/index.js';
 import { digitalLinkOf } from './content.js';
 import { tenantIssuerKey, type CredentialSigner, type IssuerKey } from './issuer.js';
 import { MERKLE_ALGORITHM } from './merkle.js';
@@ -20,6 +26,7 @@ export const PASSPORT_TYPES = ['generic', 'battery', 'electronics', 'textile', '
 
 export interface RegisterDeps {
   db: Db;
+  secrets: SecretBox;
   env: Environment;
   signer: CredentialSigner;
   publicBaseUrl: string;
@@ -124,7 +131,7 @@ export async function publishDpp(
       return { created: false, identifier: existing, version };
     }
     const at = new Date(ctx.now()).toISOString();
-    const key = await tenantIssuerKey(trx, ctx.tenantId, ctx.now);
+    const key = await tenantIssuerKey(trx, ctx.tenantId, deps.secrets, ctx.now);
     let credential: Record<string, unknown>;
     try {
       credential = await deps.signer.sign(

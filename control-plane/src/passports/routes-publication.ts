@@ -94,7 +94,13 @@ export function publicationRoutes(deps: PassportRouteDeps): RouteDef[] {
       ],
       handler: async ({ principal, params, body, correlationId }) => {
         const { created, identifier, version } = await publishDpp(
-          { db, env: deps.env, signer: deps.signer, publicBaseUrl: deps.publicBaseUrl },
+          {
+            db,
+            secrets: deps.secrets,
+            env: deps.env,
+            signer: deps.signer,
+            publicBaseUrl: deps.publicBaseUrl,
+          },
           { tenantId: principal.tenant.id, actor: actorOf(principal), correlationId, now: deps.now },
           params.id,
           body,

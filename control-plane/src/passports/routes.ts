@@ -1,7 +1,7 @@
 import type { Environment, RegistryName } from '../config/index.js';
 import type { RouteDef } from '../http/route.js';
 import type { SchemaRegistry } from '../schemas/index.js';
-import type { Db } from '../store/index.js';
+import type { Db, SecretBox } from '../store/index.js';
 import type { CredentialSigner } from './issuer.js';
 import { commandRoutes } from './routes-commands.js';
 import { generationRoutes } from './routes-generation.js';
@@ -11,6 +11,7 @@ import { validationRoutes } from './routes-validations.js';
 
 export interface PassportRouteDeps {
   db: Db;
+  secrets: SecretBox;
   registry: SchemaRegistry;
   env: Environment;
   publicBaseUrl: string;

@@ -12,7 +12,7 @@ import {
   importJWK,
   jwtVerify,
 } from 'jose';
-import type { Db } from '../store/index.js';
+import { type Db, type SecretBox, secretContext } from '../store/index.js';
 
 interface LoadedKey {
   kid: string;
@@ -24,6 +24,8 @@ interface LoadedKey {
 
 export interface KeyringOptions {
   db: Db;
+  /** Seals private keys at rest (SECRETS_KEY). */
+  secrets: SecretBox;
   now?: () => number;
   /** Retired keys stay in the JWKS this long, so tokens and envelopes they signed still verify. */
   retiredGraceMs?: number;
@@ -141,7 +143,10 @@ export class Keyring {
         return {
           kid: r.kid,
           createdAt: r.created_at,
-          privateKey: (await importJWK(JSON.parse(r.private_jwk) as JWK, 'EdDSA')) as CryptoKey,
+          privateKey: (await importJWK(
+            JSON.parse(this.opts.secrets.open(r.private_jwk, secretContext.signingKey(r.kid))) as JWK,
+            'EdDSA',
+          )) as CryptoKey,
           publicKey: (await importJWK(publicJwk, 'EdDSA')) as CryptoKey,
           publicJwk,
         };
@@ -160,7 +165,7 @@ export class Keyring {
       .values({
         kid,
         alg: 'EdDSA',
-        private_jwk: JSON.stringify(privateJwk),
+        private_jwk: this.opts.secrets.seal(JSON.stringify(privateJwk), secretContext.signingKey(kid)),
         public_jwk: JSON.stringify(publicJwk),
         created_at: new Date(this.now()).toISOString(),
         retired_at: null,

@@ -6,3 +6,4 @@ export type * from './schema-carriers.js';
 export type * from './schema-passports.js';
 export * from './dialect.js';
 export * from './ids.js';
+export * from './secrets.js';

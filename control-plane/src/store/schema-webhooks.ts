@@ -13,7 +13,8 @@ export interface WebhookEndpointTable {
   events: string;
   /**
    * The signing secret, `whsec_<base64>`. Kept readable because every delivery is signed with it (an
-   * HMAC key cannot be stored as a hash); it is never returned after the create or rotate answer.
+   * HMAC key cannot be stored as a hash), sealed with SECRETS_KEY when one is set (store/secrets.ts); it
+   * is never returned after the create or rotate answer.
    */
   secret: string;
   secret_rotated_at: string | null;

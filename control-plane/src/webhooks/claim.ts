@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Dialect } from '../store/index.js';
+import { type Db, type Dialect, type SecretBox, secretContext } from '../store/index.js';
 
 /** A delivery claimed for one attempt. */
 export interface ClaimedDelivery {
@@ -128,6 +128,7 @@ export async function claimDueDeliveriesBatch(
 /** The endpoint as an attempt needs it, read right before signing so a rotated secret is never missed. */
 export async function endpointForAttempt(
   db: Db,
+  secrets: SecretBox,
   endpointId: string,
 ): Promise<{ url: string; secret: string; enabled: boolean; failingSince: string | null } | undefined> {
   const e = await db
@@ -135,7 +136,14 @@ export async function endpointForAttempt(
     .select(['url', 'secret', 'enabled', 'failing_since'])
     .where('id', '=', endpointId)
     .executeTakeFirst();
-  return e && { url: e.url, secret: e.secret, enabled: e.enabled === 1, failingSince: e.failing_since };
+  return (
+    e && {
+      url: e.url,
+      secret: secrets.open(e.secret, secretContext.webhookSecret(endpointId)),
+      enabled: e.enabled === 1,
+      failingSince: e.failing_since,
+    }
+  );
 }
 
 /**

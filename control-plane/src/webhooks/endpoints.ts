@@ -3,7 +3,7 @@ import { type EventType, generateWebhookSecret } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
 import { ApiError } from '../http/api-error.js';
 import type { Actor } from '../http/principal.js';
-import type { Db, WebhookEndpointTable } from '../store/index.js';
+import { type Db, type SecretBox, type WebhookEndpointTable, secretContext } from '../store/index.js';
 import { type Page, decodeCursor, pageOf } from './cursor.js';
 import { checkEventTypes } from './event-types.js';
 import type { WebhookUrlPolicy } from './url-policy.js';
@@ -32,6 +32,8 @@ export interface AuditContext {
 
 export interface EndpointServiceDeps {
   db: Db;
+  /** Seals endpoint secrets at rest (SECRETS_KEY). */
+  secrets: SecretBox;
   policy: WebhookUrlPolicy;
   now?: () => number;
 }
@@ -88,13 +90,14 @@ export class WebhookEndpoints {
     const url = await this.deps.policy.check(input.url);
     const at = new Date(this.now()).toISOString();
     const secret = generateWebhookSecret();
+    const id = randomUUID();
     const row: WebhookEndpointTable = {
-      id: randomUUID(),
+      id,
       tenant_id: tenantId,
       url,
       description: input.description ?? null,
       events: JSON.stringify(events),
-      secret,
+      secret: this.deps.secrets.seal(secret, secretContext.webhookSecret(id)),
       secret_rotated_at: null,
       enabled: 1,
       disabled_reason: null,
@@ -244,7 +247,11 @@ export class WebhookEndpoints {
       await findEndpoint(trx, tenantId, id);
       await trx
         .updateTable('webhook_endpoints')
-        .set({ secret, secret_rotated_at: at, updated_at: at })
+        .set({
+          secret: this.deps.secrets.seal(secret, secretContext.webhookSecret(id)),
+          secret_rotated_at: at,
+          updated_at: at,
+        })
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .execute();

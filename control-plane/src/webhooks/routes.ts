@@ -1,7 +1,7 @@
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import { UuidParam, dataEnvelope } from '../http/schemas.js';
-import type { Db } from '../store/index.js';
+import type { Db, SecretBox } from '../store/index.js';
 import { listDeliveries, retryDelivery } from './deliveries.js';
 import { WebhookEndpoints } from './endpoints.js';
 import {
@@ -19,6 +19,7 @@ import type { WebhookUrlPolicy } from './url-policy.js';
 
 export interface WebhookRouteDeps {
   db: Db;
+  secrets: SecretBox;
   policy: WebhookUrlPolicy;
   now?: () => number;
   /** Called after a manual retry was queued (wakes this process's delivery worker). */
@@ -37,7 +38,7 @@ const DEFAULT_PAGE = 20;
 export function webhookRoutes(deps: WebhookRouteDeps): RouteDef[] {
   const { db } = deps;
   const now = deps.now ?? Date.now;
-  const endpoints = new WebhookEndpoints({ db, policy: deps.policy, now });
+  const endpoints = new WebhookEndpoints({ db, secrets: deps.secrets, policy: deps.policy, now });
   return [
     route({
       method: 'get',

@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { OutboxHandler } from '../outbox/index.js';
-import type { Store } from '../store/index.js';
+import type { SecretBox, Store } from '../store/index.js';
 import { webhookFanOut } from './fan-out.js';
 import { type HostResolver, WebhookUrlPolicy } from './url-policy.js';
 import { type DeliveryTuning, DeliveryWorker } from './worker.js';
@@ -42,6 +42,7 @@ export function urlPolicyFor(config: Pick<Config, 'env'>, options: WebhookOption
 export function createWebhookRuntime(deps: {
   config: Pick<Config, 'env'>;
   store: Store;
+  secrets: SecretBox;
   log: Logger;
   now: () => number;
   options?: WebhookOptions;
@@ -50,6 +51,7 @@ export function createWebhookRuntime(deps: {
   const policy = urlPolicyFor(deps.config, options);
   const worker = new DeliveryWorker({
     db: deps.store.db,
+    secrets: deps.secrets,
     dialect: deps.store.dialect,
     log: deps.log.child({ module: 'webhooks' }),
     policy,

@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType } from '@dpp/shared';
 import { recordEvent } from '../events/index.js';
 import { OutboxDispatcher } from '../outbox/index.js';
+import { SecretBox } from '../store/index.js';
 import { insertTenant } from '../tenants/tenants.js';
 import { openTestStore, testDialects } from '../testing/index.js';
 import { claimDueDeliveries } from './claim.js';
@@ -14,6 +15,7 @@ import { WebhookUrlPolicy } from './url-policy.js';
 import { type DeliveryTuning, DeliveryWorker } from './worker.js';
 
 const log = pino({ level: 'silent' });
+const secrets = SecretBox.of(undefined);
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const actor = { actor: { type: 'system' as const, id: 'test' } };
@@ -38,7 +40,7 @@ describe.each(testDialects())('delivery worker with an injected clock (%s)', (di
       sandboxExpiresAt: null,
     }));
     const policy = new WebhookUrlPolicy({ allowPrivateNetworks: true });
-    endpoints = new WebhookEndpoints({ db: store.db, policy, now: () => clock });
+    endpoints = new WebhookEndpoints({ db: store.db, secrets, policy, now: () => clock });
     dispatcher = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log });
     dispatcher.register('event', webhookFanOut({ db: store.db, log, now: () => clock }));
   });
@@ -50,6 +52,7 @@ describe.each(testDialects())('delivery worker with an injected clock (%s)', (di
 
   const worker = (tuning: Partial<DeliveryTuning> = {}) => {
     const w = new DeliveryWorker({
+      secrets,
       db: store.db,
       dialect: store.dialect,
       log,

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { signWebhook } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
-import type { Db, Dialect } from '../store/index.js';
+import type { Db, Dialect, SecretBox } from '../store/index.js';
 import {
   type ClaimedDelivery,
   claimDueDeliveries,
@@ -68,6 +68,8 @@ export const DEFAULT_DELIVERY_TUNING: DeliveryTuning = {
 
 export interface DeliveryWorkerOptions extends Partial<DeliveryTuning> {
   db: Db;
+  /** Opens endpoint secrets (sealed at rest with SECRETS_KEY). */
+  secrets: SecretBox;
   dialect: Dialect;
   log: Logger;
   policy: WebhookUrlPolicy;
@@ -276,7 +278,7 @@ export class DeliveryWorker {
 
   /** One attempt of one claimed delivery: read the endpoint, sign, POST, record, schedule. */
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const endpoint = await endpointForAttempt(this.opts.db, delivery.endpointId);
+    const endpoint = await endpointForAttempt(this.opts.db, this.opts.secrets, delivery.endpointId);
     if (!endpoint) return; // deleted, and its deliveries with it
     if (!endpoint.enabled) {
       // Disabled while the claim waited: the delivery stays pending and resumes on re-enable.

@@ -1,0 +1,106 @@
+/**
+ * Secrets the control plane must be able to read back (a webhook endpoint's HMAC secret, its own signing
+ * keys, each tenant's credential issuer key) are sealed at rest with AES-256-GCM under `SECRETS_KEY`:
+ * `enc:v1:` + base64url(12-byte IV | ciphertext | 16-byte tag). The additional data names the column and
+ * the row (`webhook_endpoints.secret:<id>`), so a sealed value copied to another row does not open.
+ *
+ * Without a key, values are stored as they are (development, tests). A plain value read while a key is set
+ * is accepted (a row from before the key) and sealed at the next start (`sealStoredSecrets`); a sealed value
+ * read without the key, or with another one, is refused with an error that says so.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { Db } from './database.js';
+
+const PREFIX = 'enc:v1:';
+
+export class SecretBox {
+  private constructor(private readonly key: Buffer | null) {}
+
+  /** Seals with `key` (32 bytes); with none, leaves values as they are. */
+  static of(key: Buffer | undefined): SecretBox {
+    if (key && key.length !== 32) throw new Error('a secrets key is 32 bytes');
+    return new SecretBox(key ?? null);
+  }
+
+  get sealing(): boolean {
+    return this.key !== null;
+  }
+
+  /** The stored form of `plain`; `context` names the column and row it goes to. */
+  seal(plain: string, context: string): string {
+    if (!this.key) return plain;
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv).setAAD(Buffer.from(context, 'utf8'));
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** The plain value of a stored one (sealed or not). */
+  open(stored: string, context: string): string {
+    if (!stored.startsWith(PREFIX)) return stored;
+    if (!this.key) throw new Error(`${context} is sealed, but SECRETS_KEY is not set`);
+    const raw = Buffer.from(stored.slice(PREFIX.length), 'base64url');
+    if (raw.length < 28) throw new Error(`${context} is not a sealed value`);
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.key, raw.subarray(0, 12))
+        .setAAD(Buffer.from(context, 'utf8'))
+        .setAuthTag(raw.subarray(raw.length - 16));
+      return Buffer.concat([decipher.update(raw.subarray(12, raw.length - 16)), decipher.final()]).toString(
+        'utf8',
+      );
+    } catch {
+      throw new Error(`${context} does not open with this SECRETS_KEY (another key, or another row's value)`);
+    }
+  }
+
+  static isSealed(stored: string): boolean {
+    return stored.startsWith(PREFIX);
+  }
+}
+
+/** The additional data of each sealed column. */
+export const secretContext = {
+  webhookSecret: (endpointId: string) => `webhook_endpoints.secret:${endpointId}`,
+  signingKey: (kid: string) => `signing_keys.private_jwk:${kid}`,
+  issuerSeed: (tenantId: string) => `passport_issuer_keys.private_seed:${tenantId}`,
+};
+
+/**
+ * Seals the secrets stored before a key was set (a no-op without a key). Run at start, after migrations;
+ * each row is updated only if it is still plain, so replicas starting together do no harm.
+ */
+export async function sealStoredSecrets(db: Db, box: SecretBox): Promise<number> {
+  if (!box.sealing) return 0;
+  let sealed = 0;
+  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret']).execute();
+  for (const e of endpoints.filter((r) => !SecretBox.isSealed(r.secret))) {
+    const r = await db
+      .updateTable('webhook_endpoints')
+      .set({ secret: box.seal(e.secret, secretContext.webhookSecret(e.id)) })
+      .where('id', '=', e.id)
+      .where('secret', '=', e.secret)
+      .executeTakeFirst();
+    sealed += Number(r.numUpdatedRows);
+  }
+  const keys = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
+  for (const k of keys.filter((r) => !SecretBox.isSealed(r.private_jwk))) {
+    const r = await db
+      .updateTable('signing_keys')
+      .set({ private_jwk: box.seal(k.private_jwk, secretContext.signingKey(k.kid)) })
+      .where('kid', '=', k.kid)
+      .where('private_jwk', '=', k.private_jwk)
+      .executeTakeFirst();
+    sealed += Number(r.numUpdatedRows);
+  }
+  const seeds = await db.selectFrom('passport_issuer_keys').select(['tenant_id', 'private_seed']).execute();
+  for (const s of seeds.filter((r) => !SecretBox.isSealed(r.private_seed))) {
+    const r = await db
+      .updateTable('passport_issuer_keys')
+      .set({ private_seed: box.seal(s.private_seed, secretContext.issuerSeed(s.tenant_id)) })
+      .where('tenant_id', '=', s.tenant_id)
+      .where('private_seed', '=', s.private_seed)
+      .executeTakeFirst();
+    sealed += Number(r.numUpdatedRows);
+  }
+  return sealed;
+}
