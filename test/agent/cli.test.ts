@@ -141,9 +141,12 @@ describe('dpp-agent CLI', () => {
       },
     );
     try {
-      const o = capture();
-      await expect.poll(async () => main(['status'], o), { timeout: 30_000, interval: 500 }).toBe(0);
-      expect(o.out.join('\n')).toMatch(/^zebra-1 +ready/m);
+      // Until the console answers and the first status of the printer is in (a loaded machine takes a while).
+      const status = async () => {
+        const o = capture();
+        return (await main(['status'], o)) === 0 ? o.out.join('\n') : '';
+      };
+      await expect.poll(status, { timeout: 30_000, interval: 500 }).toMatch(/^zebra-1 +ready/m);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
