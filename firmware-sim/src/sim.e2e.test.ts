@@ -155,6 +155,20 @@ describe.each(['pty', 'tcp'] as const)('firmware-sim over %s', (transport) => {
     });
   });
 
+  it('prints UTF-8 text under ^CI28: the label reads as sent, ^FH escapes decoded', async () => {
+    const { printer, host } = await rig(transport);
+    const text = 'Chaise Élégante ^ ~ _ Łódź';
+    const zpl = new ZplLabelBuilder({ widthDots: 400, lengthDots: 240, utf8: true })
+      .qr(20, 20, URL, { magnification: 3 })
+      .text(150, 20, text, { height: 24 })
+      .toString();
+    await host.write(Buffer.from(zpl, 'utf8'));
+    const [printed] = await printer.waitForLabels(1);
+    expect(printed?.texts).toEqual([text]);
+    expect(printed?.content).toBe(URL);
+    expect(await zbar(printed?.pngPath ?? '')).toBe(URL);
+  });
+
   it.each([
     ['paperOut', { paperOut: true }, 'mediaOut'],
     ['ribbonOut', { ribbonOut: true }, 'ribbonOut'],

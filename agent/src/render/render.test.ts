@@ -23,7 +23,8 @@ describe('ZPL label', () => {
     expect(zpl).toContain('^HV1,24,EPC:,_0D_0A,L^FS');
     expect(zpl).toContain('^PW400\n^LL240');
     expect(zpl.indexOf('^RS')).toBeLessThan(zpl.indexOf('^RFW'));
-    expect(zpl).toMatch(/\^FDSN 4711\^FS/);
+    expect(zpl).toContain('^CI28');
+    expect(zpl).toMatch(/\^FH_\^FDSN 4711\^FS/);
     expect(zplQrData(zpl)).toBe(claims.digital_link);
   });
 
@@ -35,7 +36,7 @@ describe('ZPL label', () => {
     expect(renderZplLabel(plain, effectiveTemplate(plain, zebra)).rfid).toBe(false);
   });
 
-  it('folds text a printer cannot take and lets the printer media override the job template', () => {
+  it('keeps accented text (UTF-8, ^CI28), escapes what would break the stream, and lets the printer media override the job template', () => {
     const claims = claimsFor('4713', {
       label_template: { ...claimsFor('1').label_template, textLines: ['Chaise Élégante ^XZ ~JA', '{gtin}'] },
     });
@@ -46,10 +47,16 @@ describe('ZPL label', () => {
       dpi: 300,
       textLines: ['Chaise Élégante ^XZ ~JA', claims.gtin],
     });
-    const { zpl } = renderZplLabel(claims, t);
-    expect(zpl).toContain('^FDChaise Elegante ?XZ ?JA^FS');
-    expect(zpl).toContain(`^FD${claims.gtin}^FS`);
+    const { zpl, payload } = renderZplLabel(claims, t);
+    expect(zpl).toContain('^FH_^FDChaise Élégante _5EXZ _7EJA^FS');
+    expect(zpl).toContain(`^FH_^FD${claims.gtin}^FS`);
     expect(zpl.match(/\^XZ/g)).toHaveLength(1);
+    expect(payload.equals(Buffer.from(zpl, 'utf8'))).toBe(true); // É is two bytes on the wire
+    // Composed: an e and a combining accent in the template become the one character the font has.
+    const decomposed = claimsFor('4713', {
+      label_template: { ...claimsFor('1').label_template, textLines: ['Cafe\u0301\u0007'] },
+    });
+    expect(renderZplLabel(decomposed, effectiveTemplate(decomposed, zebra)).zpl).toContain('^FDCafé^FS');
   });
 
   it('refuses a template too small for the QR', () => {

@@ -35,10 +35,12 @@ export function effectiveTemplate(
   };
 }
 
-/** Printable ASCII for a ZPL text field: accents folded (é → e), `^`/`~` and anything else replaced. */
-export function zplSafeText(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .replace(/[^\x20-\x7e]|[\^~]/g, '?');
+/**
+ * The text of a label line as the printer gets it: composed (NFC, so `é` is one character the printer's
+ * font has, not `e` and a combining accent) and without control characters. The writer carries it in UTF-8
+ * (`^CI28`) with `^`, `~` and `_` escaped by `^FH`. Whether every glyph prints depends on the printer's
+ * font: the resident scalable font covers the Latin scripts of the EU.
+ */
+export function labelText(text: string): string {
+  return text.normalize('NFC').replace(/\p{Cc}/gu, ' ');
 }

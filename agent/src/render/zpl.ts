@@ -8,7 +8,7 @@
 import { ZplLabelBuilder, type AidcEnvelopeClaims } from '@dpp/shared';
 import { AgentError } from '../errors.js';
 import { qrModuleCount } from './qr.js';
-import { zplSafeText, type EffectiveTemplate } from './template.js';
+import { labelText, type EffectiveTemplate } from './template.js';
 
 /** Tries per tag before the `^RS` error handling applies. */
 export const RFID_TRIES = 3;
@@ -40,7 +40,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
       { details: { qrDots: qr, widthDots: width, lengthDots: length } },
     );
   }
-  const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length });
+  const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length, utf8: true });
   if (template.rfid) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
   b.qr(margin, margin, claims.digital_link, {
     magnification: template.qrMagnification,
@@ -56,7 +56,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
   const maxChars = Math.floor((width - x - margin) / (textHeight * 0.6));
   let omitted = 0;
   for (const line of template.textLines) {
-    const text = zplSafeText(line).slice(0, maxChars).trimEnd();
+    const text = [...labelText(line)].slice(0, maxChars).join('').trimEnd();
     if (text.length === 0) continue;
     if (y + textHeight > length - margin || maxChars < 1) {
       omitted++;
@@ -69,7 +69,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
   const zpl = b.toString() + '\n';
   return {
     language: 'zpl',
-    payload: Buffer.from(zpl, 'latin1'),
+    payload: Buffer.from(zpl, 'utf8'),
     zpl,
     rfid: template.rfid,
     omittedLines: omitted,

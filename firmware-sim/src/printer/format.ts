@@ -42,6 +42,16 @@ export interface LabelFormat {
   printWidthDots: number | undefined;
   labelLengthDots: number | undefined;
   rfidSetup: Partial<RfidSetup> | undefined;
+  /**
+   * `^CI28` selected UTF-8: field data bytes are UTF-8. The simulator reads the line as latin1 (one char
+   * per byte), so such data is decoded once more where it is shown (`fieldText`, the rendered label).
+   */
+  utf8: boolean;
+}
+
+/** The text a field prints: its data, decoded as UTF-8 when the format selected `^CI28`. */
+export function fieldText(format: Pick<LabelFormat, 'utf8'>, data: string): string {
+  return format.utf8 ? Buffer.from(data, 'latin1').toString('utf8') : data;
 }
 
 /** Commands that set up the label rather than belong to a field. */
@@ -73,6 +83,7 @@ export function interpretFormat(commands: readonly ZplCommand[]): LabelFormat {
     printWidthDots: undefined,
     labelLengthDots: undefined,
     rfidSetup: undefined,
+    utf8: false,
   };
   let field: { commands: ZplCommand[] } | null = null;
   for (const cmd of commands) {
@@ -99,6 +110,8 @@ function applyLabelCommand(format: LabelFormat, cmd: ZplCommand): void {
   if (cmd.name === 'PW' && /^\d+$/.test(first)) format.printWidthDots = Number(first);
   if (cmd.name === 'LL' && /^\d+$/.test(first)) format.labelLengthDots = Number(first);
   if (cmd.name === 'RS') format.rfidSetup = readRfidSetup(cmd.params);
+  // ^CIa: 28 is UTF-8; any other character set ends it (29 and 30, UTF-16, are not simulated).
+  if (cmd.name === 'CI') format.utf8 = first.trim() === '28';
 }
 
 function readRfidSetup(params: string): Partial<RfidSetup> {

@@ -12,7 +12,7 @@ import type { LabelRenderer } from '../render/zpl-renderer.js';
 import type { LabelStore } from '../render/label-store.js';
 import type { RfidEncoder, RfidField } from '../rfid/encoder.js';
 import type { Gen2Tag } from '../rfid/tag.js';
-import { splitQrData, type LabelFormat, type RfidSetup } from './format.js';
+import { fieldText, splitQrData, type LabelFormat, type RfidSetup } from './format.js';
 import type { FormatJob } from './session.js';
 import type { PrintedLabel, PrinterEvents } from './types.js';
 
@@ -137,7 +137,8 @@ export class PrintEngine {
       ...(wrong ? { qrPayload: this.deps.wrongContent } : {}),
       ...(t.isVoid ? { voidLengthDots: settings.rfidSetup.voidLengthDots ?? settings.lengthDots } : {}),
     });
-    let png = await this.deps.renderer.render(printedZpl, {
+    // The renderer takes text: under ^CI28 the bytes of the line are UTF-8, not one char each.
+    let png = await this.deps.renderer.render(fieldText(format, printedZpl), {
       widthDots: settings.widthDots,
       lengthDots: settings.lengthDots,
       dpmm: this.deps.dpmm,
@@ -160,6 +161,11 @@ export class PrintEngine {
       void: t.isVoid,
       epcRequested: t.epcRequested,
       epc: t.tag ? t.tag.epcHex : null,
+      texts: format.items.flatMap((i) =>
+        i.kind === 'field' && i.field.kind === 'text' && i.field.data !== undefined
+          ? [fieldText(format, i.field.data)]
+          : [],
+      ),
       content: payload !== null && wrong ? this.deps.wrongContent(payload) : payload,
       faults: [...job.faults],
       printedAt: new Date(),

@@ -20,6 +20,8 @@ export interface PrintedLabel {
   epcRequested: string | null;
   /** The EPC the label's tag holds after encoding (all zeros for a blank tag), or null without RFID. */
   epc: string | null;
+  /** The text fields as printed, in order (decoded: `^FH` escapes, UTF-8 under `^CI28`). */
+  texts: string[];
   /** The data of the first QR code as printed (after a wrong-content fault), or null. */
   content: string | null;
   /** Label faults that hit it. */

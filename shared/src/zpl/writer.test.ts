@@ -26,6 +26,25 @@ describe('ZplLabelBuilder', () => {
     ]);
   });
 
+  it('in a UTF-8 format (^CI28), carries any text with ^FH escapes for what would break the stream', () => {
+    const zpl = new ZplLabelBuilder({ widthDots: 400, lengthDots: 240, utf8: true })
+      .text(10, 10, 'Chaise Élégante ^XZ ~JA a_b, Łódź', { height: 20 })
+      .toString();
+    expect(zpl.split('\n')).toEqual([
+      '^XA',
+      '^PW400',
+      '^LL240',
+      '^CI28',
+      '^FO10,10^A0N,20,20^FH_^FDChaise Élégante _5EXZ _7EJA a_5Fb_2C Łódź^FS',
+      '^XZ',
+    ]);
+    const field = /\^FD(.*)\^FS/.exec(zpl)![1]!;
+    expect(decodeFieldHex(field)).toBe('Chaise Élégante ^XZ ~JA a_b, Łódź');
+    expect(() =>
+      new ZplLabelBuilder({ widthDots: 10, lengthDots: 10, utf8: true }).text(0, 0, '', { height: 20 }),
+    ).toThrow(/empty/);
+  });
+
   it('puts the void length in the third ^RS parameter', () => {
     const zpl = new ZplLabelBuilder().rfidSetup({ tries: 1, onError: 'P', voidLengthDots: 100 }).toString();
     expect(zpl).toContain('^RS8,,100,1,P');

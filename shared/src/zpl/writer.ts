@@ -149,16 +149,27 @@ export function normalizeEpcHexWords(hex: string): string {
  */
 export class ZplLabelBuilder {
   private readonly lines: string[] = ['^XA'];
+  private readonly utf8: boolean;
 
-  /** `^PW` print width and `^LL` label length, both in dots. */
-  constructor(size?: { widthDots: number; lengthDots: number }) {
+  /**
+   * `^PW` print width and `^LL` label length, both in dots. With `utf8`, the format selects UTF-8
+   * (`^CI28`, ZPL II Programming Guide, ^CI) and text fields may carry any Unicode text: the finished
+   * format is then sent as UTF-8 bytes.
+   */
+  constructor(size?: { widthDots: number; lengthDots: number; utf8?: boolean }) {
+    this.utf8 = size?.utf8 ?? false;
     if (size) {
       this.lines.push(`^PW${int('widthDots', size.widthDots, 2, 32000)}`);
       this.lines.push(`^LL${int('lengthDots', size.lengthDots, 1, 32000)}`);
     }
+    if (this.utf8) this.lines.push('^CI28');
   }
 
-  /** A text field: `^FOx,y^A0N,h,w^FD<text>^FS`. */
+  /**
+   * A text field: `^FOx,y^A0N,h,w^FD<text>^FS`. In a UTF-8 format the data travels `^FH`-encoded
+   * (`^FOx,y^A0N,h,w^FH_^FD<text>^FS`): `^`, `~`, `_`, `,` and control characters as `_XX`, everything
+   * else as it is; otherwise it must be printable ASCII without `^` and `~`.
+   */
   text(x: number, y: number, text: string, options: ZplTextOptions): this {
     const font = options.font ?? '0';
     if (!/^[A-Z0-9]$/.test(font)) {
@@ -168,6 +179,12 @@ export class ZplLabelBuilder {
     }
     const h = int('height', options.height, 10, 32000);
     const w = int('width', options.width ?? options.height, 10, 32000);
+    if (this.utf8) {
+      if (text.length === 0) throw new DeviceProtocolError('INVALID_FIELD_DATA', 'field data is empty');
+      const data = encodeFieldHex(text, DEFAULT_HEX_INDICATOR);
+      this.lines.push(`${origin(x, y)}^A${font}N,${h},${w}^FH${DEFAULT_HEX_INDICATOR}^FD${data}^FS`);
+      return this;
+    }
     this.lines.push(`${origin(x, y)}^A${font}N,${h},${w}^FD${assertZplFieldData(text)}^FS`);
     return this;
   }
