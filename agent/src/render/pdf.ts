@@ -6,7 +6,7 @@ import PDFDocument from 'pdfkit';
 import type { AidcEnvelopeClaims } from '@dpp/shared';
 import { AgentError } from '../errors.js';
 import { qrModuleCount, qrPng } from './qr.js';
-import type { EffectiveTemplate } from './template.js';
+import { pdfText, type EffectiveTemplate } from './template.js';
 
 const PT_PER_MM = 72 / 25.4;
 
@@ -61,7 +61,7 @@ export async function renderPdfLabel(
       omitted++;
       continue;
     }
-    doc.text(line, x, y, { width: w - x - margin, lineBreak: false, ellipsis: true });
+    doc.text(pdfText(line), x, y, { width: w - x - margin, lineBreak: false, ellipsis: true });
     y += fontSize * 1.3;
   }
   doc.end();

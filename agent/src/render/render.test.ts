@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderManifestSchema } from '@dpp/shared';
 import { decodeQrPng as simDecode, openHostLink, startPrinter, type PrinterHandle } from '@dpp/firmware-sim';
@@ -5,7 +6,7 @@ import { isAgentError } from '../errors.js';
 import { claimsFor } from '../testing/fixtures.js';
 import { decodeQrPng, provenQrPreview, zplQrData } from './qr.js';
 import { renderLabel } from './render-label.js';
-import { effectiveTemplate } from './template.js';
+import { effectiveTemplate, pdfText } from './template.js';
 import { renderZplLabel } from './zpl.js';
 import { sha256Hex } from './manifest.js';
 
@@ -111,6 +112,28 @@ describe('renderLabel', () => {
       previewSha256: sha256Hex(r.preview),
     });
     expect(r.manifest.sgtin96Epc).toBeUndefined();
+  });
+});
+
+describe('text on a PDF label (standard font, Windows-1252)', () => {
+  it('keeps what the font has, gives other letters their base letter, and never prints a wrong glyph', async () => {
+    expect(pdfText('Chaise Élégante Łódź Straße Œuvre 5 €')).toBe('Chaise Élégante Lódz Straße Œuvre 5 €');
+    expect(pdfText('Ħ ı ✓ 日本')).toBe('H i ? ??');
+    const claims = claimsFor('5004', {
+      label_template: { ...claimsFor('1').label_template, textLines: ['Chaise Élégante Łódź'] },
+    });
+    const r = await renderLabel(claims, {
+      language: 'pdf',
+      dpi: 300,
+      rfid: false,
+      template: { widthMm: 80 },
+    });
+    // poppler's pdftotext reads the page as a viewer shows it.
+    const text = await new Promise<string>((resolve, reject) => {
+      const child = execFile('pdftotext', ['-', '-'], (err, stdout) => (err ? reject(err) : resolve(stdout)));
+      child.stdin!.end(r.payload);
+    });
+    expect(text).toContain('Chaise Élégante Lódz');
   });
 });
 

@@ -44,3 +44,41 @@ export function effectiveTemplate(
 export function labelText(text: string): string {
   return text.normalize('NFC').replace(/\p{Cc}/gu, ' ');
 }
+
+/** Windows-1252 beyond Latin-1: what the standard PDF fonts (WinAnsiEncoding) also print. */
+const WIN_ANSI_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
+/** Letters with no decomposition to a base letter. */
+const BASE_LETTER: Record<string, string> = {
+  Ł: 'L',
+  ł: 'l',
+  Đ: 'D',
+  đ: 'd',
+  Ħ: 'H',
+  ħ: 'h',
+  ı: 'i',
+  Ŧ: 'T',
+  ŧ: 't',
+};
+
+function inWinAnsi(ch: string): boolean {
+  const code = ch.codePointAt(0)!;
+  return (code >= 0x20 && code <= 0x7e) || (code >= 0xa0 && code <= 0xff) || WIN_ANSI_EXTRA.has(ch);
+}
+
+/**
+ * The text of a label line for a PDF label, whose standard font (Helvetica, WinAnsiEncoding) has the
+ * Windows-1252 characters only: those stay (é, ß, Œ, €); any other letter becomes its base letter
+ * (ź → z, Ł → L), and what has none becomes `?`, instead of the wrong glyph the font would print.
+ */
+export function pdfText(text: string): string {
+  let out = '';
+  for (const ch of labelText(text)) {
+    if (inWinAnsi(ch)) out += ch;
+    else if (BASE_LETTER[ch]) out += BASE_LETTER[ch];
+    else {
+      const base = ch.normalize('NFKD').replace(/\p{M}/gu, '');
+      out += base.length > 0 && [...base].every(inWinAnsi) ? base : '?';
+    }
+  }
+  return out;
+}
