@@ -19,11 +19,22 @@ export interface RetentionReport {
 
 const BATCH = 1000;
 
-/** Deletes in batches until a batch comes back short; returns how many rows `step` removed. */
-async function inBatches(step: () => Promise<number>): Promise<number> {
+/**
+ * Purges in batches, each in its own transaction: `pick` chooses up to BATCH ids, `remove` deletes
+ * them (children first). Stops when a batch comes back short; returns how many ids went.
+ */
+async function inBatches(
+  db: Db,
+  pick: (trx: Db) => Promise<Array<{ id: string }>>,
+  remove: (trx: Db, ids: string[]) => Promise<void>,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const n = await step();
+    const n = await db.transaction().execute(async (trx) => {
+      const ids = (await pick(trx)).map((r) => r.id);
+      if (ids.length > 0) await remove(trx, ids);
+      return ids.length;
+    });
     total += n;
     if (n < BATCH) return total;
   }
@@ -31,56 +42,52 @@ async function inBatches(step: () => Promise<number>): Promise<number> {
 
 /** Purges what ended before `olderThan` (an ISO timestamp). */
 export async function purgeEndedWork(db: Db, olderThan: string): Promise<RetentionReport> {
-  const outbox = await inBatches(async () => {
-    const ids = (
-      await db
+  const outbox = await inBatches(
+    db,
+    (trx) =>
+      trx
         .selectFrom('outbox')
         .select('id')
         .where('processed_at', 'is not', null)
         .where('processed_at', '<', olderThan)
         .limit(BATCH)
-        .execute()
-    ).map((r) => r.id);
-    if (ids.length === 0) return 0;
-    await db.deleteFrom('outbox').where('id', 'in', ids).execute();
-    return ids.length;
-  });
-
-  const webhookDeliveries = await inBatches(() =>
-    db.transaction().execute(async (trx) => {
-      const ids = (
-        await trx
-          .selectFrom('webhook_deliveries')
-          .select('id')
-          .where('status', 'in', ['delivered', 'failed'])
-          .where('completed_at', '<', olderThan)
-          .limit(BATCH)
-          .execute()
-      ).map((r) => r.id);
-      if (ids.length === 0) return 0;
-      await trx.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', ids).execute();
-      await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
-      return ids.length;
-    }),
+        .execute(),
+    async (trx, ids) => {
+      await trx.deleteFrom('outbox').where('id', 'in', ids).execute();
+    },
   );
 
-  const ingestJobs = await inBatches(() =>
-    db.transaction().execute(async (trx) => {
-      const ids = (
-        await trx
-          .selectFrom('ingest_jobs')
-          .select('id')
-          .where('status', 'in', ['completed', 'failed'])
-          .where('finished_at', '<', olderThan)
-          .limit(BATCH)
-          .execute()
-      ).map((r) => r.id);
-      if (ids.length === 0) return 0;
+  const webhookDeliveries = await inBatches(
+    db,
+    (trx) =>
+      trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('status', 'in', ['delivered', 'failed'])
+        .where('completed_at', '<', olderThan)
+        .limit(BATCH)
+        .execute(),
+    async (trx, ids) => {
+      await trx.deleteFrom('webhook_delivery_attempts').where('delivery_id', 'in', ids).execute();
+      await trx.deleteFrom('webhook_deliveries').where('id', 'in', ids).execute();
+    },
+  );
+
+  const ingestJobs = await inBatches(
+    db,
+    (trx) =>
+      trx
+        .selectFrom('ingest_jobs')
+        .select('id')
+        .where('status', 'in', ['completed', 'failed'])
+        .where('finished_at', '<', olderThan)
+        .limit(BATCH)
+        .execute(),
+    async (trx, ids) => {
       await trx.deleteFrom('ingest_errors').where('job_id', 'in', ids).execute();
       await trx.deleteFrom('ingest_upload_chunks').where('job_id', 'in', ids).execute();
       await trx.deleteFrom('ingest_jobs').where('id', 'in', ids).execute();
-      return ids.length;
-    }),
+    },
   );
 
   return { outbox, webhookDeliveries, ingestJobs };

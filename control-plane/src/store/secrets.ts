@@ -71,36 +71,54 @@ export const secretContext = {
  */
 export async function sealStoredSecrets(db: Db, box: SecretBox): Promise<number> {
   if (!box.sealing) return 0;
+  // Per sealed column: its rows as { key, value }, and the update of one row that is still `from`.
+  const columns: Array<{
+    context: (key: string) => string;
+    rows: () => Promise<Array<{ key: string; value: string }>>;
+    update: (key: string, from: string, to: string) => Promise<{ numUpdatedRows: bigint }>;
+  }> = [
+    {
+      context: secretContext.webhookSecret,
+      rows: () => db.selectFrom('webhook_endpoints').select(['id as key', 'secret as value']).execute(),
+      update: (key, from, to) =>
+        db
+          .updateTable('webhook_endpoints')
+          .set({ secret: to })
+          .where('id', '=', key)
+          .where('secret', '=', from)
+          .executeTakeFirst(),
+    },
+    {
+      context: secretContext.signingKey,
+      rows: () => db.selectFrom('signing_keys').select(['kid as key', 'private_jwk as value']).execute(),
+      update: (key, from, to) =>
+        db
+          .updateTable('signing_keys')
+          .set({ private_jwk: to })
+          .where('kid', '=', key)
+          .where('private_jwk', '=', from)
+          .executeTakeFirst(),
+    },
+    {
+      context: secretContext.issuerSeed,
+      rows: () =>
+        db.selectFrom('passport_issuer_keys').select(['tenant_id as key', 'private_seed as value']).execute(),
+      update: (key, from, to) =>
+        db
+          .updateTable('passport_issuer_keys')
+          .set({ private_seed: to })
+          .where('tenant_id', '=', key)
+          .where('private_seed', '=', from)
+          .executeTakeFirst(),
+    },
+  ];
   let sealed = 0;
-  const endpoints = await db.selectFrom('webhook_endpoints').select(['id', 'secret']).execute();
-  for (const e of endpoints.filter((r) => !SecretBox.isSealed(r.secret))) {
-    const r = await db
-      .updateTable('webhook_endpoints')
-      .set({ secret: box.seal(e.secret, secretContext.webhookSecret(e.id)) })
-      .where('id', '=', e.id)
-      .where('secret', '=', e.secret)
-      .executeTakeFirst();
-    sealed += Number(r.numUpdatedRows);
-  }
-  const keys = await db.selectFrom('signing_keys').select(['kid', 'private_jwk']).execute();
-  for (const k of keys.filter((r) => !SecretBox.isSealed(r.private_jwk))) {
-    const r = await db
-      .updateTable('signing_keys')
-      .set({ private_jwk: box.seal(k.private_jwk, secretContext.signingKey(k.kid)) })
-      .where('kid', '=', k.kid)
-      .where('private_jwk', '=', k.private_jwk)
-      .executeTakeFirst();
-    sealed += Number(r.numUpdatedRows);
-  }
-  const seeds = await db.selectFrom('passport_issuer_keys').select(['tenant_id', 'private_seed']).execute();
-  for (const s of seeds.filter((r) => !SecretBox.isSealed(r.private_seed))) {
-    const r = await db
-      .updateTable('passport_issuer_keys')
-      .set({ private_seed: box.seal(s.private_seed, secretContext.issuerSeed(s.tenant_id)) })
-      .where('tenant_id', '=', s.tenant_id)
-      .where('private_seed', '=', s.private_seed)
-      .executeTakeFirst();
-    sealed += Number(r.numUpdatedRows);
+  for (const column of columns) {
+    for (const { key, value } of await column.rows()) {
+      if (SecretBox.isSealed(value)) continue;
+      const r = await column.update(key, value, box.seal(value, column.context(key)));
+      sealed += Number(r.numUpdatedRows);
+    }
   }
   return sealed;
 }
