@@ -21,8 +21,9 @@ import { failureOf, jobFailure } from './failures.js';
 import { HumanGate } from './human-gate.js';
 import { JobJournal } from './journal.js';
 import { LeaseKeeper } from './lease.js';
-import { Outbox } from '../outbox/index.js';
+import { Outbox, markDelivered } from '../outbox/index.js';
 import { JobRun, type PipelineDeps } from './pipeline.js';
+import { PrinterWorker, type PrinterWorkerOptions } from './printer-worker.js';
 
 const at = new Date('2026-03-01T10:00:00.000Z');
 const readyStatus: PrinterStatus = {
@@ -323,5 +324,68 @@ describe('JobRun envelope checks', () => {
     });
     expect(journal.attempts(claims.job_ref)).toEqual([]);
     expect(sent).toBe(0);
+  });
+});
+
+describe('PrinterWorker resuming an attempt after a restart', () => {
+  let dir: string;
+  let db: AgentDatabase;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-agent-resume-'));
+    db = openAgentDatabase(path.join(dir, 'agent.sqlite'));
+  });
+  afterEach(async () => {
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A worker whose control plane says the attempt is gone (409), and whose printer prints nothing. */
+  function worker(journal: JobJournal, outbox: Outbox) {
+    const gone = new AgentError('HTTP', 'stale', { apiCode: 'STALE_ATTEMPT', status: 409 });
+    return new PrinterWorker({
+      config: { name: 'zebra-1', rfid: true },
+      driver: { twoWay: false, transport: { kind: 'spool', target: 'x' } },
+      client: { claim: async () => null },
+      poll: { intervalMs: 60_000, idleIntervalMs: 60_000, notReadyRetryMs: 60_000, statusIntervalMs: 60_000 },
+      noticesLive: () => false,
+      pipeline: { journal, outbox, client: { heartbeat: () => Promise.reject(gone) } },
+      log: silentLogger,
+      now: Date.now,
+      onView: () => undefined,
+    } as unknown as PrinterWorkerOptions);
+  }
+
+  it('records SEALED when SEALED was delivered before the stop, and abandons an attempt that is gone', async () => {
+    const journal = new JobJournal(db);
+    const outbox = new Outbox({
+      db,
+      sender: { reportResult: () => Promise.reject(new Error('x')) },
+      log: silentLogger,
+    });
+    const sealed = claimsFor('9401');
+    const gone = claimsFor('9402');
+    for (const c of [sealed, gone]) journal.record('zebra-1', c);
+    const row = outbox.enqueue({
+      jobRef: sealed.job_ref,
+      attemptId: sealed.attempt_id,
+      status: 'SEALED',
+      evidence: {},
+    });
+    markDelivered(db, row.id, 200, new Date().toISOString());
+
+    for (const c of [sealed, gone]) {
+      const w = worker(journal, outbox);
+      w.resume(
+        journal.attempts(c.job_ref).find((e) => e.attemptId === c.attempt_id)!,
+        false,
+      );
+      w.start();
+      await expect.poll(() => journal.unfinished().some((e) => e.attemptId === c.attempt_id)).toBe(false);
+      await w.stop();
+    }
+    const step = (c: typeof sealed) =>
+      journal.attempts(c.job_ref).find((e) => e.attemptId === c.attempt_id)!.step;
+    expect(step(sealed)).toBe('sealed');
+    expect(step(gone)).toBe('abandoned');
   });
 });
