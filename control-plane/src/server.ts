@@ -82,9 +82,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   if (config.seedFile) await applySeed(store.db, await readSeedFile(config.seedFile));
 
-  const secrets = SecretBox.of(config.secretsKey);
+  const secrets = SecretBox.of(config.secretsKey, config.secretsKeyPrevious);
   const sealed = await sealStoredSecrets(store.db, secrets);
-  if (sealed > 0) log.info({ sealed }, 'sealed secrets stored before SECRETS_KEY was set');
+  if (sealed > 0) log.info({ sealed }, 'sealed stored secrets under the current SECRETS_KEY');
   if (!secrets.sealing && config.env === 'production')
     log.warn('SECRETS_KEY is not set: webhook secrets and signing keys are stored unencrypted');
   const keyring = new Keyring({ db: store.db, secrets, now });

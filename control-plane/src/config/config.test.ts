@@ -43,6 +43,7 @@ describe('loadConfig', () => {
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
     [{ SECRETS_KEY: 'ab'.repeat(31) }, 'SECRETS_KEY'],
+    [{ SECRETS_KEY_PREVIOUS: 'ab'.repeat(32) }, 'SECRETS_KEY_PREVIOUS'],
   ])('refuses %o naming %s', (env, variable) => {
     let err: unknown;
     try {

@@ -31,6 +31,8 @@ export interface Config {
   retentionDays: number;
   /** Key sealing secrets stored in the database (store/secrets.ts); none: stored as they are. */
   secretsKey: Buffer | undefined;
+  /** The key before a rotation: opens what it sealed; the start re-seals that under `secretsKey`. */
+  secretsKeyPrevious: Buffer | undefined;
   logLevel: string;
   /** How long graceful shutdown waits for in-flight requests before closing sockets. */
   shutdownGraceMs: number;
@@ -193,6 +195,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       'is for development and test only; production refuses to start with it',
     );
   }
+  const secretsKey = readKey(env, 'SECRETS_KEY');
+  const secretsKeyPrevious = readKey(env, 'SECRETS_KEY_PREVIOUS');
+  if (secretsKeyPrevious && !secretsKey)
+    throw new ConfigError('SECRETS_KEY_PREVIOUS', 'needs SECRETS_KEY, the key that replaces it');
   const logLevel = env.LOG_LEVEL ?? (envName === 'test' ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -213,7 +219,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimits: readRateLimits(env),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
     retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
-    secretsKey: readKey(env, 'SECRETS_KEY'),
+    secretsKey,
+    secretsKeyPrevious,
     logLevel,
     shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
     accessTokenTtlSeconds: readPositiveInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 900),

@@ -40,6 +40,18 @@ describe('SecretBox', () => {
     );
   });
 
+  it('after a rotation opens values of the previous key too, says they are stale, and seals with the new one', () => {
+    const previous = randomBytes(32);
+    const old = SecretBox.of(previous).seal('whsec_abc', 'c');
+    const rotated = SecretBox.of(key, previous);
+    expect(rotated.read(old, 'c')).toEqual({ plain: 'whsec_abc', stale: true });
+    const resealed = rotated.seal('whsec_abc', 'c');
+    expect(rotated.read(resealed, 'c')).toEqual({ plain: 'whsec_abc', stale: false });
+    expect(box.open(resealed, 'c')).toBe('whsec_abc');
+    expect(() => box.open(old, 'c')).toThrow(/does not open/); // the new key alone
+    expect(() => SecretBox.of(undefined, previous)).toThrow(/needs a current one/);
+  });
+
   it('without a key stores values as they are; with one, still reads plain values of old rows', () => {
     expect(SecretBox.of(undefined).seal('whsec_abc', 'x')).toBe('whsec_abc');
     expect(box.open('whsec_abc', 'x')).toBe('whsec_abc');
@@ -87,6 +99,16 @@ describe.each(testDialects())('sealing the secrets of rows stored before the key
       '{"d":"one"}',
       '{"d":"two"}',
     ]);
+
+    // A rotation: the next start has a new key and this one as the previous; every row moves to the new key.
+    const next = randomBytes(32);
+    const rotated = SecretBox.of(next, key);
+    expect(await sealStoredSecrets(store.db, rotated)).toBe(2);
+    expect(await sealStoredSecrets(store.db, rotated)).toBe(0);
+    const after = await store.db.selectFrom('signing_keys').selectAll().orderBy('kid').execute();
+    expect(after.map((r) => SecretBox.of(next).open(r.private_jwk, secretContext.signingKey(r.kid)))).toEqual(
+      ['{"d":"one"}', '{"d":"two"}'],
+    );
   });
 });
 
