@@ -285,7 +285,7 @@ export class JobRun {
     this.checkAbort();
     if (done.evidence_bundle) {
       // SEALED is queued: the outbox delivers it. Heartbeats go on until the control plane has it.
-      this.sealedRow = this.queuedRow('SEALED');
+      this.sealedRow = this.deps.outbox.resultOf(this.jobRef, this.attemptId, 'SEALED')?.id ?? null;
       if (this.sealedRow !== null) await this.delivered(this.sealedRow);
       this.setStep('sealed');
       return 'sealed';
@@ -297,29 +297,22 @@ export class JobRun {
     this.setStep('rendered');
 
     let spool = done.spool_receipt;
-    let attestation = done.attestation;
-    if (spool && !attestation && this.resume?.heldCleared) {
-      // The label sent before the restart was still in the printer and was cleared: it never came out.
-      d.journal.addEvidence(this.attemptId, 'resent_after_restart', true);
-      await this.send(rendered, null, `${this.jobRef}-resent`);
-      this.setStep('printing', 'sent again: the printer held it when the agent stopped');
-      attestation = await this.attest(rendered, claims);
-    } else if (spool && !attestation) {
-      // It may have come out while the agent was down: only a person can say, and nothing is sent unasked.
-      attestation = await this.awaitSupervisor(rendered, 'the agent restarted after sending this label');
-    } else if (!spool) {
+    if (!spool) {
       spool = await this.send(rendered, renderedRow, this.jobRef);
       this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
       this.setStep('printing');
-      attestation = await this.attest(rendered, claims);
     }
-    if (!done.attestation) {
+    let attestation = done.attestation;
+    if (!attestation) {
+      attestation = await this.attest(rendered, claims, done.spool_receipt !== undefined);
       this.report('PRINTED_ATTESTED', 'attestation', attestation);
-      this.setStep('attested', `${attestation!.actor.type} ${attestation!.method}`);
+      this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
     }
-
-    const scan = done.scan_result ?? (await this.scan(claims, rendered));
-    if (!done.scan_result) this.report('SCAN_VERIFIED', 'scan_result', scan);
+    let scan = done.scan_result;
+    if (!scan) {
+      scan = await this.scan(claims, rendered);
+      this.report('SCAN_VERIFIED', 'scan_result', scan);
+    }
     this.setStep('scanned');
 
     this.setStep('sealing');
@@ -330,8 +323,8 @@ export class JobRun {
         deviceId: d.deviceId,
         envelopeJti: claims.jti,
         renderManifest: rendered.manifest as RenderManifest,
-        spoolReceipt: spool!,
-        attestation: attestation!,
+        spoolReceipt: spool,
+        attestation,
         scanResult: scan,
         sealedAt: new Date(d.now()).toISOString(),
       },
@@ -384,9 +377,25 @@ export class JobRun {
     };
   }
 
-  /** The device's attestation when it has evidence of the print, else a supervisor's. */
-  private async attest(rendered: RenderedLabel, claims: AidcEnvelopeClaims): Promise<Attestation> {
+  /**
+   * The device's attestation when it has evidence of the print, else a supervisor's. Resumed with the label
+   * sent before the restart (`sentBefore`): if the printer held it (cleared at start-up), it never came out
+   * and is sent again; otherwise it may have come out while the agent was down, so only a person can say,
+   * and nothing is sent unasked.
+   */
+  private async attest(
+    rendered: RenderedLabel,
+    claims: AidcEnvelopeClaims,
+    sentBefore: boolean,
+  ): Promise<Attestation> {
     const d = this.deps;
+    if (sentBefore && !this.resume?.heldCleared)
+      return this.awaitSupervisor(rendered, 'the agent restarted after sending this label');
+    if (sentBefore) {
+      d.journal.addEvidence(this.attemptId, 'resent_after_restart', true);
+      await this.send(rendered, null, `${this.jobRef}-resent`);
+      this.setStep('printing', 'sent again: the printer held it when the agent stopped');
+    }
     const completion = await this.awaitPrinted(rendered, claims);
     return (
       deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
@@ -395,13 +404,6 @@ export class JobRun {
   }
 
   /** The id of a result of this attempt still waiting in the outbox, if any. */
-  private queuedRow(status: ResultState): number | null {
-    const row = this.deps.outbox
-      .rowsOf(this.jobRef)
-      .find((r) => r.attempt_id === this.attemptId && r.status === status);
-    return row ? row.id : null;
-  }
-
   /** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
   private async waitReady(): Promise<void> {
     const d = this.deps;

@@ -259,12 +259,8 @@ export class PrinterWorker {
         const e = toAgentError(err);
         if (isLeaseLost(e) || this.opts.now() >= expiresAt) {
           // SEALED went out before the stop: the job ended as it should, the lease with it.
-          const sealed = this.opts.pipeline.outbox
-            .rowsOf(entry.jobRef)
-            .some(
-              (r) => r.attempt_id === entry.attemptId && r.status === 'SEALED' && r.state === 'delivered',
-            );
-          if (sealed) return journal.step(entry.attemptId, 'sealed', true);
+          const sealed = this.opts.pipeline.outbox.resultOf(entry.jobRef, entry.attemptId, 'SEALED');
+          if (sealed?.state === 'delivered') return journal.step(entry.attemptId, 'sealed', true);
           this.log.warn(
             { jobRef: entry.jobRef, err: e.message },
             'attempt left unfinished is not ours any more',

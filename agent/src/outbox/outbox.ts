@@ -141,6 +141,11 @@ export class Outbox {
     return rowsOfJob(this.opts.db, jobRef);
   }
 
+  /** The row of one result of one attempt (`SEALED` of attempt A), in whatever state; undefined if never queued. */
+  resultOf(jobRef: string, attemptId: string, status: ResultState): OutboxRow | undefined {
+    return this.rowsOf(jobRef).find((r) => r.attempt_id === attemptId && r.status === status);
+  }
+
   /** Whether the last delivery try reached the control plane. */
   get controlPlaneReachable(): boolean {
     return this.reachable;

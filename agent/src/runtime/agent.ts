@@ -131,17 +131,15 @@ export class Agent implements ConsoleBackend {
     // Attempts left unfinished: the process stopped or died mid-job. The newest on each configured printer
     // is resumed if the control plane still says it is ours (see PrinterWorker); the rest are abandoned to
     // their leases. Whatever their printers still hold is cleared first, so it never prints later.
+    const configured = new Set(config.printers.map((p) => p.name));
     const resumable = new Map<string, JournalEntry>();
     for (const left of journal.unfinished()) {
+      // Oldest first: a newer attempt on the same printer supersedes an earlier one.
       const earlier = resumable.get(left.printer);
       if (earlier) journal.step(earlier.attemptId, 'abandoned', true);
-      resumable.set(left.printer, left);
+      if (configured.has(left.printer)) resumable.set(left.printer, left);
+      else journal.step(left.attemptId, 'abandoned', true);
     }
-    for (const [printer, left] of resumable)
-      if (!config.printers.some((p) => p.name === printer)) {
-        journal.step(left.attemptId, 'abandoned', true);
-        resumable.delete(printer);
-      }
     journal.prune(config.jobs.keepRecent);
     const outbox = new Outbox({
       db,

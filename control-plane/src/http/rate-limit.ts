@@ -22,7 +22,6 @@ export interface RateDecision {
 /** This replica's admissions of one window, to add to the shared count (see RateShare). */
 export interface PendingWindow {
   key: string;
-  tier: Tier;
   startedAt: number;
   windowMs: number;
   delta: number;
@@ -67,7 +66,6 @@ export class RateLimiter {
       if (w.pending === 0) continue;
       out.push({
         key,
-        tier: w.tier,
         startedAt: w.startedAt,
         windowMs: this.budgets[w.tier].windowSeconds * 1000,
         delta: w.pending,
