@@ -14,4 +14,23 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // One rule for transactions (control-plane/src/store/unit-of-work.ts): a unit of work is
+    // `db.transaction().execute(fn)`, which the store guards. Kysely's other ways to hold a connection are
+    // not guarded, so they are not used.
+    files: ['control-plane/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='startTransaction']",
+          message: 'Use db.transaction().execute(fn): only it keeps the root handle out of the unit of work.',
+        },
+        {
+          selector: "CallExpression[callee.property.name='connection'][arguments.length=0]",
+          message: 'Use db.transaction().execute(fn): only it keeps the root handle out of the unit of work.',
+        },
+      ],
+    },
+  },
 );

@@ -1,6 +1,7 @@
 import express, { type Express } from 'express';
 import type { Config } from './config/index.js';
 import { Metrics, healthRoutes } from './health/index.js';
+import { securityHeaders } from './http/edge.js';
 import { correlationId } from './http/correlation.js';
 import { errorHandler, notFoundOrMethodNotAllowed } from './http/errors.js';
 import { mountRoutes } from './http/mount.js';
@@ -85,6 +86,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     ...healthRoutes({
       metrics,
       ping: store.ping,
+      pingTimeoutMs: config.readyTimeoutMs,
       isShuttingDown: deps.isShuttingDown,
       beforeScrape: async () => metrics.outboxBacklog.set(await outboxBacklog(store.db)),
     }),
@@ -136,6 +138,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   // API answers are per-credential and mostly uncacheable; hashing every body for an ETag costs ~10%.
   app.set('etag', false);
   app.set('trust proxy', 'loopback');
+  app.use(securityHeaders({ production: config.env === 'production' }));
   app.use(correlationId());
   app.use(requestLog(log));
   app.use(metrics.middleware());

@@ -23,6 +23,7 @@ import { TokenService, principalFromAccessToken } from './oauth/index.js';
 import { Keyring } from './signing/index.js';
 import type { Config } from './config/index.js';
 import { purgeEndedWork } from './housekeeping/retention.js';
+import { answerParserErrors } from './http/edge.js';
 import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { RateShare } from './http/rate-share.js';
 import { IngestWorker } from './ingest/index.js';
@@ -87,8 +88,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   if (sealed > 0) log.info({ sealed }, 'sealed stored secrets under the current SECRETS_KEY');
   if (!secrets.sealing && config.env === 'production')
     log.warn('SECRETS_KEY is not set: webhook secrets and signing keys are stored unencrypted');
-  const keyring = new Keyring({ db: store.db, secrets, now });
+  const keyring = new Keyring({ db: store.db, secrets, now, refreshMs: config.signingKeysRefreshMs });
   await keyring.init();
+  keyring.start();
   const devices = new DeviceService(store.db, now);
   const tokens = new TokenService({
     db: store.db,
@@ -191,6 +193,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     s.once('error', reject);
   });
   server.keepAliveTimeout = 5_000;
+  answerParserErrors(server);
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `http://${host}:${port}`;
@@ -201,19 +204,42 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     (closing ??= (async () => {
       shuttingDown = true;
       clearInterval(housekeeping);
+      keyring.stop();
+      // SHUTDOWN_GRACE_MS bounds the whole stop. In-flight requests get most of it; when one is stuck (a
+      // slow client, a query waiting on a lock) its socket is closed, and whatever still holds the store at
+      // the deadline is cut off by closing the store at once.
+      const deadline = Date.now() + config.shutdownGraceMs;
       const drained = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      await drained;
-      clearTimeout(force);
-      await ingest.stop();
-      await generation.stop();
-      await reaper.stop();
-      await dispatcher.stop();
-      await rateShare?.stop();
-      await webhooks.worker.stop();
-      await broker.close();
-      await store.close();
+      const force = setTimeout(
+        () => server.closeAllConnections(),
+        Math.max(0, Math.floor(config.shutdownGraceMs * 0.8)),
+      );
+      const stopped = (async () => {
+        await drained;
+        clearTimeout(force);
+        await ingest.stop();
+        await generation.stop();
+        await reaper.stop();
+        await dispatcher.stop();
+        await rateShare?.stop();
+        await webhooks.worker.stop();
+        await broker.close();
+        await store.close();
+      })();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(() => resolve('late'), Math.max(0, deadline - Date.now()));
+      });
+      const outcome = await Promise.race([stopped.then(() => 'stopped' as const), late]);
+      clearTimeout(timer);
+      if (outcome === 'late') {
+        clearTimeout(force);
+        server.closeAllConnections();
+        store.forceClose();
+        stopped.catch(() => undefined); // what was stuck fails now that the store is closed
+        log.warn({ graceMs: config.shutdownGraceMs }, 'shutdown grace spent: closed the store at once');
+      }
       log.info('control plane stopped');
     })());
 

@@ -34,8 +34,12 @@ export interface Config {
   /** The key before a rotation: opens what it sealed; the start re-seals that under `secretsKey`. */
   secretsKeyPrevious: Buffer | undefined;
   logLevel: string;
-  /** How long graceful shutdown waits for in-flight requests before closing sockets. */
+  /** How long shutdown may take in all: in-flight requests get this long, then sockets and the store close. */
   shutdownGraceMs: number;
+  /** /readyz answers 503 when the store does not answer a ping within this bound. */
+  readyTimeoutMs: number;
+  /** How often each replica reads the signing keys again (another replica may have rotated). */
+  signingKeysRefreshMs: number;
   /** Lifetime of OAuth access tokens (devices and API clients). */
   accessTokenTtlSeconds: number;
   /** Print jobs: lease per claim or heartbeat, retry budget, and how often the reaper runs. */
@@ -223,6 +227,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     secretsKeyPrevious,
     logLevel,
     shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
+    readyTimeoutMs: readPositiveInt(env, 'READY_TIMEOUT_MS', 2_000),
+    signingKeysRefreshMs: readPositiveInt(env, 'SIGNING_KEYS_REFRESH_SECONDS', 60) * 1000,
     accessTokenTtlSeconds: readPositiveInt(env, 'ACCESS_TOKEN_TTL_SECONDS', 900),
     aidc: {
       leaseSeconds: readPositiveInt(env, 'AIDC_LEASE_SECONDS', 60),

@@ -6,6 +6,8 @@ export interface HealthDeps {
   metrics: Metrics;
   /** Resolves when the store answers; rejects otherwise. */
   ping: () => Promise<void>;
+  /** A ping that has not answered within this bound counts as unreachable. */
+  pingTimeoutMs: number;
   isShuttingDown: () => boolean;
   /** Extra gauges refreshed on each scrape (e.g. the outbox backlog). */
   beforeScrape?: () => Promise<void>;
@@ -39,12 +41,18 @@ export function healthRoutes(deps: HealthDeps): RouteDef[] {
       handler: async () => {
         if (deps.isShuttingDown())
           return { status: 503, body: { status: 'unavailable', reason: 'shutting down' } };
-        try {
-          await deps.ping();
-          return { status: 200, body: { status: 'ok' } };
-        } catch {
-          return { status: 503, body: { status: 'unavailable', reason: 'store unreachable' } };
-        }
+        const answer = await withinBound(deps.ping(), deps.pingTimeoutMs);
+        if (answer === 'ok') return { status: 200, body: { status: 'ok' } };
+        return {
+          status: 503,
+          body: {
+            status: 'unavailable',
+            reason:
+              answer === 'timeout'
+                ? `store did not answer within ${deps.pingTimeoutMs} ms`
+                : 'store unreachable',
+          },
+        };
       },
     }),
     publicRoute({
@@ -63,4 +71,21 @@ export function healthRoutes(deps: HealthDeps): RouteDef[] {
       },
     }),
   ];
+}
+
+/** Whether `ping` settled well within `ms`; a ping that never settles is not waited for. */
+async function withinBound(ping: Promise<void>, ms: number): Promise<'ok' | 'failed' | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), ms)));
+  try {
+    return await Promise.race([
+      ping.then(
+        () => 'ok' as const,
+        () => 'failed' as const,
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

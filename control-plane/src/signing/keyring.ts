@@ -12,7 +12,7 @@ import {
   importJWK,
   jwtVerify,
 } from 'jose';
-import { type Db, type SecretBox, secretContext } from '../store/index.js';
+import { type Db, type SecretBox, inUnitOfWork, secretContext } from '../store/index.js';
 
 interface LoadedKey {
   kid: string;
@@ -29,18 +29,26 @@ export interface KeyringOptions {
   now?: () => number;
   /** Retired keys stay in the JWKS this long, so tokens and envelopes they signed still verify. */
   retiredGraceMs?: number;
+  /** How often the keys are read again from the store (another replica may have rotated). */
+  refreshMs?: number;
 }
 
 /**
  * The control plane's Ed25519 signing keys (access tokens, AIDC envelopes). Kept in the store so every
  * replica signs and verifies with the same set; the newest key signs, all unretired keys verify and are
  * published at /.well-known/jwks.json. `rotate()` adds a key and retires the previous one after a grace.
+ *
+ * Signing and verifying use the keys in memory and never touch the store, because they run inside units of
+ * work (a claim signs its envelope in the claim's transaction). The keys are read again on a timer of
+ * their own (`start()`), outside any transaction; a verify that meets an unknown `kid` reads them at once,
+ * unless it runs inside a unit of work.
  */
 export class Keyring {
   private keys: LoadedKey[] = [];
   private readonly now: () => number;
   private readonly graceMs: number;
   private loadedAt = 0;
+  private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: KeyringOptions) {
     this.now = opts.now ?? Date.now;
@@ -54,6 +62,20 @@ export class Keyring {
       await this.insertNewKey();
       await this.reload();
     }
+  }
+
+  /** Reads the keys again every `refreshMs` (60 s) until `stop()`. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.reload().catch(() => undefined); // the keys in memory stay valid; the next tick tries again
+    }, this.opts.refreshMs ?? 60_000);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
   }
 
   /** Adds a new signing key; the previous ones are retired and stay published for the grace period. */
@@ -75,7 +97,7 @@ export class Keyring {
   }
 
   async signJwt(claims: JWTPayload, opts: { typ: string; expiresInSeconds: number }): Promise<string> {
-    const key = await this.current();
+    const key = this.current();
     const iat = Math.floor(this.now() / 1000);
     return new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ: opts.typ })
@@ -87,7 +109,7 @@ export class Keyring {
 
   /** Signs an arbitrary payload as a compact JWS (for AIDC envelopes). */
   async signCompact(payload: Uint8Array, typ: string): Promise<string> {
-    const key = await this.current();
+    const key = this.current();
     return new CompactSign(payload)
       .setProtectedHeader({ alg: 'EdDSA', kid: key.kid, typ })
       .sign(key.privateKey);
@@ -111,7 +133,7 @@ export class Keyring {
 
   private async keyFor(kid: string | undefined): Promise<CryptoKey> {
     let key = this.keys.find((k) => k.kid === kid);
-    if (!key && this.now() - this.loadedAt > 1_000) {
+    if (!key && this.now() - this.loadedAt > 1_000 && !inUnitOfWork()) {
       await this.reload(); // a replica may have rotated
       key = this.keys.find((k) => k.kid === kid);
     }
@@ -119,8 +141,7 @@ export class Keyring {
     return key.publicKey;
   }
 
-  private async current(): Promise<LoadedKey> {
-    if (this.now() - this.loadedAt > 60_000) await this.reload();
+  private current(): LoadedKey {
     const key = this.keys[0];
     if (!key) throw new Error('keyring not initialised');
     return key;

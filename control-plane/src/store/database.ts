@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
+import { GuardedKysely } from './unit-of-work.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -15,6 +16,12 @@ export interface Store {
   /** Pings the database; used by /readyz. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Closes at once, whatever holds a connection (shutdown past its grace): on SQLite the file handle is
+   * closed, so an open transaction rolls back and the file's locks go with it; on PostgreSQL the pool is
+   * ended without waiting for connections stuck in a query (the process exit closes their sockets).
+   */
+  forceClose(): void;
 }
 
 export interface StoreOptions {
@@ -53,23 +60,42 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
   return database;
 }
 
-function openSqlite(file: string): Db {
+interface Opened {
+  db: Db;
+  forceClose(): void;
+}
+
+function openSqlite(file: string): Opened {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const database = new SQLite(file);
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(database) }) });
+  const db = new GuardedKysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  });
+  return {
+    db,
+    forceClose: () => {
+      if (database.open) database.close();
+    },
+  };
 }
 
-function openPostgres(url: string, schema: string | undefined, max: number): Db {
+function openPostgres(url: string, schema: string | undefined, max: number): Opened {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new GuardedKysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    forceClose: () => {
+      if (!pool.ending) pool.end().catch(() => undefined);
+    },
+  };
 }
 
 /** Opens the store and runs pending migrations. */
@@ -85,7 +111,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await admin.end();
     }
   }
-  const db =
+  const { db, forceClose } =
     dialect === 'postgres'
       ? openPostgres(options.databaseUrl!, options.pgSchema, options.pgPoolSize ?? 10)
       : openSqlite(options.sqliteFile ?? ':memory:');
@@ -102,6 +128,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await sql`select 1`.execute(db);
     },
     close: () => db.destroy(),
+    forceClose,
   };
 }
 

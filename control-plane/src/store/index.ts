@@ -7,3 +7,4 @@ export type * from './schema-passports.js';
 export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';
+export { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';

@@ -39,6 +39,8 @@ export interface TestControlPlane {
   cp: ControlPlane;
   url: string;
   dialect: DialectName;
+  /** DATA_DIR of the control plane (its SQLite file, keys). */
+  dataDir: string;
   /** `sandbox` is a live (unexpired) sandbox workspace on the mid_market tier. */
   tenants: { a: SeededTenant; b: SeededTenant; expired: SeededTenant; sandbox: SeededTenant };
   /** Fetch against the control plane with a bearer key and JSON body. */
@@ -118,6 +120,8 @@ export async function startTestControlPlane(
      * express together with the test seed (production refuses DPP_SEED_FILE).
      */
     config?: Partial<Config>;
+    /** The control plane's clock (tests move it forward to cross lifetimes and leases). */
+    now?: () => number;
   } & RestartOptions = {},
 ): Promise<TestControlPlane> {
   const dialect = options.dialect ?? 'sqlite';
@@ -153,6 +157,7 @@ export async function startTestControlPlane(
   const startOn = (o: RestartOptions) =>
     startControlPlane(config, {
       store: dialect === 'postgres' ? { pgSchema: schema } : {},
+      ...(options.now ? { now: options.now } : {}),
       ...(o.webhooks ? { webhooks: o.webhooks } : {}),
       ...(o.outbox ? { outbox: o.outbox } : {}),
       ...(o.ingest ? { ingest: o.ingest } : {}),
@@ -181,6 +186,7 @@ export async function startTestControlPlane(
     cp,
     url: cp.url,
     dialect,
+    dataDir: dir,
     tenants,
     call,
     restart: async (o = {}) => {

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTestStore } from '../testing/store.js';
+import { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';
+import { testDialects } from '../testing/harness.js';
+
+describe.each(testDialects())('a unit of work on %s', (dialect) => {
+  let drop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await drop?.();
+    drop = undefined;
+  });
+
+  it('refuses the root handle inside the transaction at once, instead of waiting for its connection', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    const outcome = await db
+      .transaction()
+      .execute(async (trx) => {
+        await trx.selectFrom('tenants').select('id').execute();
+        expect(inUnitOfWork()).toBe(true);
+        await db.selectFrom('tenants').select('id').execute(); // the mistake
+        return 'finished';
+      })
+      .catch((err: unknown) => err);
+    expect(outcome).toBeInstanceOf(UnitOfWorkViolation);
+    // The transaction rolled back and the root handle works again outside it.
+    expect(inUnitOfWork()).toBe(false);
+    await expect(db.selectFrom('tenants').select('id').execute()).resolves.toEqual([]);
+  });
+
+  it('refuses a second transaction begun on the root handle inside a unit', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    const outcome = await db
+      .transaction()
+      .execute(() => db.transaction().execute(async () => 'nested'))
+      .catch((err: unknown) => err);
+    expect(outcome).toBeInstanceOf(UnitOfWorkViolation);
+  });
+
+  it('lets concurrent requests wait their turn, and work left running after the unit use the root handle', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    let later: Promise<unknown> = Promise.resolve();
+    const [a, b] = await Promise.all([
+      db.transaction().execute(async (trx) => {
+        later = new Promise((r) => setTimeout(r, 20)).then(() =>
+          db.selectFrom('tenants').select('id').execute(),
+        );
+        await new Promise((r) => setTimeout(r, 5));
+        return trx.selectFrom('tenants').select('id').execute();
+      }),
+      db.selectFrom('tenants').select('id').execute(),
+    ]);
+    expect(a).toEqual([]);
+    expect(b).toEqual([]);
+    await expect(later).resolves.toEqual([]);
+  });
+});
