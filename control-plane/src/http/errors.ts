@@ -19,6 +19,8 @@ export function notFoundOrMethodNotAllowed(routes: readonly RouteDef[]): Request
 interface BodyParserError {
   type?: string;
   status?: number;
+  message?: string;
+  bound?: string;
 }
 
 /** The one place errors become HTTP: typed errors as they are, anything else a 500 that leaks nothing. */
@@ -28,6 +30,11 @@ export function errorHandler(): ErrorRequestHandler {
     let apiError: ApiError;
     if (parserType === 'entity.parse.failed') {
       apiError = ApiError.validation('body', 'The request body is not valid JSON');
+    } else if (parserType === 'entity.out.of.bounds') {
+      const e = err as BodyParserError;
+      apiError = ApiError.validation('body', e.message ?? 'The request body is out of bounds', {
+        bound: e.bound,
+      });
     } else if (parserType === 'entity.too.large') {
       apiError = new ApiError('PAYLOAD_TOO_LARGE', 'The request body is larger than this operation accepts');
     } else if (err instanceof URIError) {

@@ -4,6 +4,7 @@ import { ApiError, toApiError } from './api-error.js';
 import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
 import type { Authenticator } from './principal.js';
+import { verifyJsonBounds } from './json-bounds.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
 import {
@@ -42,7 +43,7 @@ function hasBody(req: Request): boolean {
  */
 export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: MountDeps): void {
   const jsonParser = (limit: string) =>
-    express.json({ limit, type: ['application/json', 'application/*+json'] });
+    express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
   const formBody = express.urlencoded({ extended: false, limit: '64kb' });
   for (const def of routes) {

@@ -6,6 +6,7 @@
  *   that array (`{"items": [...]}`); the object's other members are kept in `members` (small values only).
  * - {@link NdjsonParser}: one JSON value per line (NDJSON / JSON Lines); a bad line is a bad row only.
  */
+import { parseBoundedJson } from '../http/json-bounds.js';
 
 /** The document is not JSON, or not one of the accepted shapes. */
 export class JsonSyntaxError extends Error {
@@ -119,7 +120,7 @@ export class JsonItemsParser {
 
   private parse(text: string): unknown {
     try {
-      return JSON.parse(text) as unknown;
+      return parseBoundedJson(text);
     } catch (err) {
       throw new JsonSyntaxError((err as Error).message, this.position);
     }
@@ -266,7 +267,7 @@ export class NdjsonParser {
     const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (text.trim() === '') return;
     try {
-      out.push({ value: JSON.parse(text) as unknown });
+      out.push({ value: parseBoundedJson(text) });
     } catch (err) {
       out.push({ error: `the line is not JSON: ${(err as Error).message}` });
     }

@@ -1,4 +1,5 @@
 import { ApiError } from '../http/api-error.js';
+import { parseBoundedJson } from '../http/json-bounds.js';
 import {
   DEFAULT_JURISDICTION,
   PRODUCT_COLUMNS,
@@ -63,7 +64,7 @@ export function coerceCell(def: FieldDefinition | undefined, cell: string): unkn
     case 'array':
       if (v.startsWith('[')) {
         try {
-          return JSON.parse(v) as unknown;
+          return parseBoundedJson(v);
         } catch {
           return cell;
         }

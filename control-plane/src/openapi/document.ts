@@ -121,7 +121,10 @@ export function buildOpenApiDocument(
       version: info.version,
       description:
         'The v2 API of the DPP print floor control plane. Errors use `{ "error": { "code", "message", "details" } }`. ' +
-        'Every operation states its scope (x-required-scopes) and Idempotency-Key policy (x-idempotency).',
+        'Every operation states its scope (x-required-scopes) and Idempotency-Key policy (x-idempotency). ' +
+        'Any operation refuses a JSON body nested deeper than 64 levels or holding a number outside the range of ' +
+        'an IEEE 754 double with 400 VALIDATION_ERROR (details.bound names the bound), and a request line and ' +
+        'headers over 16 KB with 431 HEADERS_TOO_LARGE.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     servers: [{ url: info.serverUrl }],

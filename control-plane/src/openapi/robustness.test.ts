@@ -42,6 +42,14 @@ const QUERIES = [
   '?date=notadate',
 ];
 const RAW_BODIES = ['{', '{"a":', '\u0000', '[]'.repeat(10_000)];
+/** Bodies within the size limit that break whatever walks them after the parse. */
+const HOSTILE_BODIES = [
+  '['.repeat(10_000) + ']'.repeat(10_000),
+  '{"a":'.repeat(10_000) + '1' + '}'.repeat(10_000),
+  '{"name":"x","n":1e400}',
+  '[-1e400]',
+  '{"items":[{"v":12345678901234567890e300}]}',
+];
 
 describe('malformed requests to every documented operation', () => {
   let t: TestControlPlane;
@@ -106,6 +114,44 @@ describe('malformed requests to every documented operation', () => {
       }
     }
     expect(sent).toBeGreaterThan(1000);
+    expect(faults).toEqual([]);
+  }, 120_000);
+
+  it('bounds nesting depth and number range at the door, with and without an Idempotency-Key', async () => {
+    const faults: string[] = [];
+    let sent = 0;
+    for (const [path, ops] of Object.entries(paths)) {
+      for (const method of Object.keys(ops).filter((m) => ['post', 'put', 'patch', 'delete'].includes(m))) {
+        const url = path.replace(/\{[^}]+\}/g, '00000000-0000-4000-8000-000000000000');
+        for (const text of HOSTILE_BODIES) {
+          for (const headers of <Record<string, string>[]>[
+            { authorization: `Bearer ${t.tenants.a.admin}`, 'idempotency-key': randomUUID() },
+            { authorization: `Bearer ${t.tenants.a.admin}` },
+            {},
+          ]) {
+            sent++;
+            const res = await fetch(t.url + url, {
+              method: method.toUpperCase(),
+              headers: { ...headers, 'content-type': 'application/json' },
+              body: text,
+            });
+            const answer = await res.text();
+            const envelope = (() => {
+              try {
+                return (JSON.parse(answer) as { error?: { message?: string } }).error?.message;
+              } catch {
+                return undefined;
+              }
+            })();
+            if (res.status >= 500 || (res.status === 400 && !envelope))
+              faults.push(
+                `${method.toUpperCase()} ${url} ${text.slice(0, 16)} (${Object.keys(headers).join(',')}) -> ${res.status} ${answer.slice(0, 120)}`,
+              );
+          }
+        }
+      }
+    }
+    expect(sent).toBeGreaterThan(300);
     expect(faults).toEqual([]);
   }, 120_000);
 });

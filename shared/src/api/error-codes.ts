@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   IDEMPOTENCY_KEY_REQUIRED: 400,
   /** The request body is larger than the documented maximum. */
   PAYLOAD_TOO_LARGE: 413,
+  /** The request line (its URL) and headers exceed 16 KB together; answered before routing. */
+  HEADERS_TOO_LARGE: 431,
+  /** The request did not arrive in time (headers or body); answered before routing. */
+  REQUEST_TIMEOUT: 408,
   /** A body was sent with a Content-Type other than application/json. */
   UNSUPPORTED_MEDIA_TYPE: 415,
   /** A serial already has a print job that is not finished (or is SEALED); details.jobRef names it. */
