@@ -246,6 +246,37 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
     await dev.result(c, 'FAILED', { failure: { reason: 'operator_abort' } });
   });
 
+  it('refuses an evidence bundle with members the device did not report, at the top or nested', async () => {
+    const p = await journey(t.call, admin, 1);
+    expect((await createJob(p.gtin, p.serials[0]!)).status).toBe(201);
+    const c = (await dev.claim())!;
+    const e = dev.evidence(c);
+    await dev.result(c, 'RENDERED', { render_manifest: e.render_manifest });
+    await dev.result(c, 'SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt });
+    await dev.result(c, 'PRINTED_ATTESTED', { attestation: e.attestation });
+    await dev.result(c, 'SCAN_VERIFIED', { scan_result: e.scan_result });
+    const extra = await dev.result(c, 'SEALED', {
+      evidence_bundle: { jws: await dev.bundle(c, e, { approvedBy: 'nobody' }) },
+    });
+    expect(extra.status).toBe(422);
+    expect(extra.body.error).toMatchObject({
+      code: 'EVIDENCE_REJECTED',
+      details: { field: 'evidence.evidence_bundle.payload.approvedBy' },
+    });
+    const nested = await dev.result(c, 'SEALED', {
+      evidence_bundle: {
+        jws: await dev.bundle(c, e, { renderManifest: { ...e.render_manifest, printedTwice: false } }),
+      },
+    });
+    expect(nested.status).toBe(422);
+    expect(nested.body.error).toMatchObject({
+      code: 'EVIDENCE_REJECTED',
+      details: { field: 'evidence.evidence_bundle.render_manifest' },
+    });
+    const sealed = await dev.result(c, 'SEALED', { evidence_bundle: { jws: await dev.bundle(c, e) } });
+    expect(sealed.status, sealed.text).toBe(200);
+  });
+
   it('returns an expired lease to the pool; the old attempt gets 410, then 409 STALE_ATTEMPT after a re-claim', async () => {
     const p = await journey(t.call, admin, 1);
     const job = await createJob(p.gtin, p.serials[0]!);
@@ -283,6 +314,62 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
       body: { attempt_id: c.attemptId },
     });
     expect(staleBeat.body.error.code).toBe('STALE_ATTEMPT');
+    await dev.seal(again);
+  });
+
+  it('never returns a job to the pool once its label may be out: the device renews and finishes, or a person voids it', async () => {
+    const p = await journey(t.call, admin, 2);
+    const jobs = [];
+    for (const serial of p.serials) jobs.push((await createJob(p.gtin, serial)).body.data.jobRef as string);
+    const expire = (jobRef: string) =>
+      t.cp.store.db
+        .updateTable('print_jobs')
+        .set({ lease_expires_at: '2020-01-01T00:00:00.000Z' })
+        .where('job_ref', '=', jobRef)
+        .execute();
+    const view = async (jobRef: string) =>
+      (await t.call('GET', `/api/v2/aidc/jobs/${jobRef}`, { key: admin })).body.data;
+    const claimed = [(await dev.claim())!, (await dev.claim())!];
+    const evidence = new Map(claimed.map((c) => [c.jobRef, dev.evidence(c)]));
+    for (const c of claimed) {
+      const e = evidence.get(c.jobRef)!;
+      await dev.result(c, 'RENDERED', { render_manifest: e.render_manifest });
+      await dev.result(c, 'SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt });
+      await expire(c.jobRef); // the device was cut off, or the control plane was down, longer than the lease
+    }
+    await new Promise((r) => setTimeout(r, 400)); // several reaper passes (every 100 ms here)
+    for (const c of claimed) expect(await view(c.jobRef)).toMatchObject({ state: 'SPOOL_SUBMITTED' });
+    expect(await dev.claim()).toBeNull(); // nothing is printed again on the system's say
+
+    // The first device comes back: its heartbeat takes the lease again and it finishes the job.
+    const [back, lost] = claimed as [(typeof claimed)[0], (typeof claimed)[0]];
+    const beat = await t.call('POST', `/api/v2/aidc/jobs/${back.jobRef}/heartbeat`, {
+      key: dev.token,
+      body: { attempt_id: back.attemptId },
+    });
+    expect(beat.status, beat.text).toBe(200);
+    expect(Date.parse(beat.body.data.leaseExpiresAt)).toBeGreaterThan(Date.now());
+    const e = evidence.get(back.jobRef)!;
+    await dev.result(back, 'PRINTED_ATTESTED', { attestation: e.attestation });
+    await expire(back.jobRef);
+    // Results of the current attempt are taken even with the lease run out.
+    expect((await dev.result(back, 'SCAN_VERIFIED', { scan_result: e.scan_result })).status).toBe(200);
+    await dev.result(back, 'SEALED', { evidence_bundle: { jws: await dev.bundle(back, e) } });
+    expect(await view(back.jobRef)).toMatchObject({ state: 'SEALED' });
+
+    // The other never comes back: a supervisor looked and found no usable label, and voids the attempt.
+    const voided = await t.call('POST', `/api/v2/aidc/jobs/${lost.jobRef}/result`, {
+      key: admin,
+      headers: { 'Idempotency-Key': randomUUID() },
+      body: {
+        status: 'FAILED',
+        evidence: { failure: { reason: 'supervisor_void', detail: 'no label came out' } },
+        attempt_id: lost.attemptId,
+      },
+    });
+    expect(voided.status, voided.text).toBe(200);
+    const again = (await dev.claim())!;
+    expect(again.jobRef).toBe(lost.jobRef);
     await dev.seal(again);
   });
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AIDC_ENVELOPE_TYPE, type AidcEnvelopeClaims } from '@dpp/shared';
+import { AIDC_ENVELOPE_TYPE, ATTEMPT_STATES, type AidcEnvelopeClaims, LABEL_MAY_BE_OUT } from '@dpp/shared';
 import { ApiError } from '../http/api-error.js';
 import type { Keyring } from '../signing/index.js';
 import type { Db, Dialect, PrintJobTable } from '../store/index.js';
@@ -141,7 +141,8 @@ export async function claimJob(
 
 /**
  * Extends the lease of the current attempt while the job is in progress, and returns a fresh envelope
- * with the new expiry. A superseded attempt is 409 STALE_ATTEMPT; an expired lease is 410 ENVELOPE_EXPIRED.
+ * with the new expiry. A superseded attempt is 409 STALE_ATTEMPT; an expired lease is 410 ENVELOPE_EXPIRED,
+ * unless the label may already be out: that attempt is renewed whenever its device comes back.
  */
 export async function heartbeat(
   deps: ClaimDeps,
@@ -160,8 +161,14 @@ export async function heartbeat(
     .where('job_ref', '=', jobRef)
     .where('attempt_id', '=', attemptId)
     .where('device_id', '=', deviceId)
-    .where('state', 'in', ['CLAIMED', 'RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED'])
-    .where('lease_expires_at', '>', iso)
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('state', 'in', ATTEMPT_STATES), eb('lease_expires_at', '>', iso)]),
+        // Once the label may be out, the attempt stays the device's after its lease ran out (the device was
+        // cut off, or the control plane was down): it may take the lease again and finish the job.
+        eb('state', 'in', LABEL_MAY_BE_OUT),
+      ]),
+    )
     .returningAll()
     .executeTakeFirst();
   if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);

@@ -1,8 +1,10 @@
+import { ATTEMPT_STATES, LABEL_MAY_BE_OUT } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
 import type { Db } from '../store/index.js';
 import type { PrintLoopPort } from './port.js';
 
-const ATTEMPT_STATES = ['CLAIMED', 'RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED'];
+/** Attempts the reaper may fail: their label was never sent, so claiming the job again prints it once. */
+const BEFORE_SEND = ATTEMPT_STATES.filter((s) => !LABEL_MAY_BE_OUT.includes(s));
 
 export interface ReaperDeps {
   db: Db;
@@ -12,8 +14,9 @@ export interface ReaperDeps {
 }
 
 /**
- * One pass of the reaper: attempts whose lease expired become FAILED (`lease_expired`, re-claimable while
- * retries remain), then FAILED jobs whose retry budget is spent become DEAD_LETTER, which sets
+ * One pass of the reaper: attempts whose lease expired before their label was sent become FAILED
+ * (`lease_expired`, re-claimable while retries remain); an attempt whose label may have left the printer is
+ * left to its device or a person, never re-printed on the system's say (shared `LABEL_MAY_BE_OUT`), then FAILED jobs whose retry budget is spent become DEAD_LETTER, which sets
  * metadata.print to failed and queues print.failed (so the serial lands in the re-print file). Every move
  * is a guarded statement, so several replicas may reap at once.
  */
@@ -23,7 +26,7 @@ export async function reapOnce(deps: ReaperDeps): Promise<{ expired: number; dea
     const rows = await trx
       .updateTable('print_jobs')
       .set({ state: 'FAILED', last_error: 'lease_expired', lease_expires_at: null, updated_at: iso })
-      .where('state', 'in', ATTEMPT_STATES)
+      .where('state', 'in', BEFORE_SEND)
       .where('lease_expires_at', '<=', iso)
       .returning(['job_ref', 'attempt_id'])
       .execute();

@@ -6,6 +6,8 @@ import {
   EvidenceBundlePayloadSchema,
   EvidenceBundleSchema,
   FailureSchema,
+  type JobState,
+  LABEL_MAY_BE_OUT,
   RenderManifestSchema,
   type ResultState,
   ScanResultSchema,
@@ -47,6 +49,9 @@ export interface ResultDeps {
   idempotencyTtlHours: number;
   now: () => number;
 }
+
+/** A job whose label may be out keeps its attempt past the lease (shared `LABEL_MAY_BE_OUT`). */
+const labelMayBeOut = (state: string) => LABEL_MAY_BE_OUT.includes(state as JobState);
 
 function rejected(message: string, details: Record<string, unknown>): ApiError {
   return new ApiError('EVIDENCE_REJECTED', message, { details });
@@ -158,7 +163,16 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
       field: 'evidence.evidence_bundle.jws',
     });
   }
-  const bundle = parseOrThrow(EvidenceBundlePayloadSchema, payload, 'body');
+  // Every member is one the device signed for a reason: an unknown one is refused, not ignored.
+  const parsed = EvidenceBundlePayloadSchema.safeParse(payload);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
+    throw rejected(`The evidence bundle payload is not valid: ${issue.message}`, {
+      field: ['evidence.evidence_bundle.payload', ...path.map(String)].join('.'),
+    });
+  }
+  const bundle = parsed.data;
   const mismatch =
     bundle.jobRef !== job.job_ref
       ? 'jobRef'
@@ -177,11 +191,13 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .execute();
   const byKind = new Map(recorded.map((r) => [r.kind, JSON.parse(r.payload) as Record<string, unknown>]));
   // Every artifact in the bundle must be exactly (RFC 8785) what this attempt reported.
+  // Compared as signed, not as parsed: parsing drops unknown members of the nested artifacts.
+  const signed = payload as Record<string, unknown>;
   const pairs: [string, unknown][] = [
-    ['render_manifest', bundle.renderManifest],
-    ['spool_receipt', bundle.spoolReceipt],
-    ['attestation', bundle.attestation],
-    ['scan_result', bundle.scanResult],
+    ['render_manifest', signed.renderManifest],
+    ['spool_receipt', signed.spoolReceipt],
+    ['attestation', signed.attestation],
+    ['scan_result', signed.scanResult],
   ];
   const differs = pairs.find(([kind, inBundle]) => {
     const reported = byKind.get(kind);
@@ -232,7 +248,8 @@ export async function reportResult(
   if (!job) throw ApiError.notFound('Print job');
   const sources = resultSources(input.status);
   const live =
-    job.attempt_id === input.attempt_id && job.lease_expires_at !== null && job.lease_expires_at > iso;
+    job.attempt_id === input.attempt_id &&
+    ((job.lease_expires_at !== null && job.lease_expires_at > iso) || labelMayBeOut(job.state));
   if (!live || !sources.includes(job.state as never)) {
     throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
   }
@@ -258,7 +275,7 @@ export async function reportResult(
         .where('job_ref', '=', jobRef)
         .where('attempt_id', '=', input.attempt_id)
         .where('state', 'in', sources)
-        .where('lease_expires_at', '>', iso)
+        .where((eb) => eb.or([eb('lease_expires_at', '>', iso), eb('state', 'in', LABEL_MAY_BE_OUT)]))
         .returningAll()
         .executeTakeFirst();
       if (!updated) throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, input.status);

@@ -80,7 +80,7 @@ export const EvidenceBundleSchema = z
   .meta({ id: 'EvidenceBundle' });
 
 /** What the evidence bundle JWS signs (its payload, canonical JSON). */
-export const EvidenceBundlePayloadSchema = z.object({
+export const EvidenceBundlePayloadSchema = z.strictObject({
   jobRef: z.string(),
   attemptId: z.string(),
   deviceId: z.string(),

@@ -3,8 +3,13 @@
  * enforces it with one guarded statement per transition; the agent uses it to know what to report next.
  *
  * Where the spec says "not shown" we decided:
- * - a job whose lease expires moves to FAILED (reason `lease_expired`), so it is re-claimable while retries
- *   remain and goes to DEAD_LETTER after that, like any other failure;
+ * - a job whose lease expires before its label was sent (CLAIMED, RENDERED) moves to FAILED (reason
+ *   `lease_expired`), so it is re-claimable while retries remain and goes to DEAD_LETTER after that, like
+ *   any other failure;
+ * - a job whose lease expires once its label may have left the printer (SPOOL_SUBMITTED and after, see
+ *   {@link LABEL_MAY_BE_OUT}) keeps its state and its attempt: nothing re-prints it on the system's say.
+ *   Its device may renew the lease and go on (after a crash, a lost line or an outage of the control
+ *   plane), or a person decides: attest it, or fail it (void) so that it is printed again;
  * - FAILED may be reported from every non-terminal state that holds an attempt (CLAIMED .. SCAN_VERIFIED).
  *
  * @example
@@ -56,13 +61,14 @@ export interface Transition {
   note: string;
 }
 
-const ATTEMPT_STATES: readonly JobState[] = [
-  'CLAIMED',
-  'RENDERED',
-  'SPOOL_SUBMITTED',
-  'PRINTED_ATTESTED',
-  'SCAN_VERIFIED',
-];
+/**
+ * States in which the label may have left the printer: the spool submission was reported. An attempt in
+ * one of them is never returned to the claim pool by the reaper; only its device or a person ends it.
+ */
+export const LABEL_MAY_BE_OUT: readonly JobState[] = ['SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED'];
+
+/** States that hold a live attempt (a claim happened, no final result yet). */
+export const ATTEMPT_STATES: readonly JobState[] = ['CLAIMED', 'RENDERED', ...LABEL_MAY_BE_OUT];
 
 /** The whole table; the code and the documentation are both generated from it. */
 export const TRANSITIONS: readonly Transition[] = [
@@ -122,12 +128,12 @@ export const TRANSITIONS: readonly Transition[] = [
     actors: ['device', 'human', 'system'],
     note: 'retryable up to max_attempts; re-enters the claim pool',
   })),
-  ...ATTEMPT_STATES.map((from): Transition => ({
+  ...ATTEMPT_STATES.filter((from) => !LABEL_MAY_BE_OUT.includes(from)).map((from): Transition => ({
     from,
     to: 'FAILED',
     trigger: 'reaper',
     actors: ['system'],
-    note: 'lease expired',
+    note: 'lease expired before the label was sent',
   })),
   {
     from: 'FAILED',
