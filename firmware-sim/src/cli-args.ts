@@ -34,7 +34,7 @@ export const USAGE = `usage: npm run sim -- [options]
   --script N:FAULT         script a label fault for format N (repeatable)
   --hs-silent              no ~HS answer while media out, ribbon out or head open
   --verbose                debug logs on stderr
-Faults: paperOut ribbonOut headOpen paused smudged voidTag wrongContent disconnect`;
+Faults: paperOut ribbonOut headOpen paused smudged voidTag wrongContent disconnect dropAfterPrint`;
 
 export class CliUsageError extends Error {}
 

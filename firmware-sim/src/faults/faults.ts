@@ -10,13 +10,15 @@
  *   `^RS` error handling applies;
  * - `wrongContent`: the printed QR code encodes something else;
  * - `disconnect`: the line drops after the first field of the format has arrived.
+ * - `dropAfterPrint`: the label comes out, then the line drops before the printer answers anything about it
+ *   (a cable pulled, or the host's end dying, right after a print).
  * The slow line is {@link FaultController.setBaudRate}: real pacing of both directions.
  */
 import { TypedEvents } from '../events.js';
 import { SimError } from '../errors.js';
 
 export const PRINTER_CONDITIONS = ['paperOut', 'ribbonOut', 'headOpen', 'paused'] as const;
-export const LABEL_FAULTS = ['smudged', 'voidTag', 'wrongContent', 'disconnect'] as const;
+export const LABEL_FAULTS = ['smudged', 'voidTag', 'wrongContent', 'disconnect', 'dropAfterPrint'] as const;
 
 export type PrinterCondition = (typeof PRINTER_CONDITIONS)[number];
 export type LabelFault = (typeof LABEL_FAULTS)[number];

@@ -92,6 +92,10 @@ export class PrintEngine {
         epcRequested: writes[0]?.data ?? null,
       });
       this.deps.events.emit('labelPrinted', label);
+      if (job.faults.has('dropAfterPrint')) {
+        job.session.connection.drop(); // out of the printer, and nothing said about it
+        return { printed: encoded.ok, fieldValues };
+      }
       await this.answer(job, format, fieldValues, 'L');
       if (encoded.ok) {
         await this.answer(job, format, fieldValues, 'F');
