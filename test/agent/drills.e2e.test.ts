@@ -1,7 +1,7 @@
 /**
  * Failure drills of issue 9, each on a real control plane, the agent and simulated devices on real ptys:
- * paper out mid-run, an RFID void tag, a smudged label, the agent killed mid-job (its lease lost, or
- * resumed within it), the control plane down for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
+ * paper out mid-run, an RFID void tag, a smudged label, the agent killed mid-job (cut off past its lease,
+ * or resumed within it), the control plane down for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
  * sealed twice (`checkOutcomes`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -17,7 +17,6 @@ import {
 import { openAgentDatabase, type OutboxRow } from '@dpp/agent';
 import { startFloor, type Floor, type FloorPrinter } from './support/floor.js';
 import {
-  allJobs,
   jobDetail,
   printableProduct,
   queueJobs,
@@ -144,7 +143,64 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
   });
 
   it(
-    "agent killed mid-job: the lease expires, the job is claimed again, the dead attempt's results are refused",
+    'printer line drops right after a label comes out: the printer holds nothing, so a supervisor decides; never printed twice',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, floor } = await setUp(3);
+      const sim = floor.printers[name]!;
+      sim.faults.scriptLabel(2, 'dropAfterPrint');
+      const refs = await queue(product, name);
+      const ref = refs[1]!;
+      const agent = floor.agent!;
+      const current = () => agent.status().jobs.current.find((j) => j.jobRef === ref);
+      // The agent asks the printer once the line is back: it holds no format, so the label may be out.
+      await expect.poll(() => current()?.waitingFor ?? null, { timeout: 60_000 }).toBe('attestation');
+      expect(sim.labels).toHaveLength(2);
+      expect((await jobDetail(t, key, ref)).state).toBe('SPOOL_SUBMITTED');
+      // Well past the printer's and the lease's timeouts, nothing is printed again on the system's say.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(sim.labels).toHaveLength(2);
+      agent.attest(ref, { id: 'sup-1', name: 'Ana' }, 'the label is on the product');
+      await waitFinished(t, key, product, 60_000);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(3);
+      expect(await failureReasons(t, key, o)).toEqual([]);
+      expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(1);
+      expect([...o.goodLabels.values()]).toEqual([1, 1, 1]);
+      const job = await jobDetail(t, key, ref);
+      const attestation = job.evidence.find((e: Json) => e.kind === 'attestation').payload;
+      expect(attestation).toMatchObject({ actor: { type: 'human', id: 'sup-1' }, method: 'supervisor' });
+      expect(attestation.note).toMatch(/printer link failed after the label was sent/);
+    },
+  );
+
+  it(
+    'agent stopped (SIGTERM) while its label may be out: no FAILED, the next start resumes the attempt',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, floor } = await setUp(1, { config: { attestation: 'human' } });
+      const sim = floor.printers[name]!;
+      const [ref] = (await queue(product, name)) as [string];
+      const first = floor.agent!;
+      const waiting = (a: typeof first) =>
+        a.status().jobs.current.find((j) => j.jobRef === ref)?.waitingFor ?? null;
+      await expect.poll(() => waiting(first), { timeout: 60_000 }).toBe('attestation');
+      await first.stop();
+      // A FAILED here would have the label printed again on the system's say.
+      expect((await jobDetail(t, key, ref)).state).toBe('SPOOL_SUBMITTED');
+      const agent = await floor.startAgent();
+      await expect.poll(() => waiting(agent), { timeout: 20_000 }).toBe('attestation');
+      agent.attest(ref, { id: 'sup-1', name: 'Ana' });
+      await waitFinished(t, key, product, 60_000);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(1);
+      expect(o.jobs.get(product.serials[0]!)!.attemptCount).toBe(1);
+      expect(sim.labels).toHaveLength(1);
+    },
+  );
+
+  it(
+    'agent killed mid-job and cut off: its lease runs out, yet the label is never printed again; the restarted agent seals it on the same attempt',
     { timeout: 120_000 },
     async () => {
       const proxy = await startProxy(Number(new URL(t.url).port));
@@ -172,29 +228,33 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
         expect(pending.map((r) => r.status)).toEqual(steps.slice(steps.length - pending.length));
         const dead = pending[0]!;
 
-        // The lease runs out and the reaper fails the job; the network comes back, and the agent (same data
-        // folder) starts again.
-        const stateOf = async () => (await allJobs(t, key)).find((j) => j.jobRef === dead.job_ref)?.state;
-        await expect.poll(stateOf, { timeout: 20_000, interval: 250 }).toBe('FAILED');
+        // The lease runs out and the reaper passes many times: the device opened the send gate before the
+        // bytes went out, so the job stays with its attempt whether or not SPOOL_SUBMITTED got through.
+        const detail = () => jobDetail(t, key, dead.job_ref);
+        const leaseEnd = Date.parse(((await detail()).leaseExpiresAt as string | null) ?? '');
+        expect(leaseEnd).toBeGreaterThan(0);
+        await new Promise((r) => setTimeout(r, Math.max(0, leaseEnd - Date.now()) + 2000));
+        const held = await detail();
+        expect(['RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED']).toContain(held.state);
+        expect(held.attemptId).toBe(dead.attempt_id);
+        expect(held.attemptCount).toBe(1);
+
+        // The network comes back, and the agent (same data folder) starts again: it resumes the attempt
+        // past its lease and its outbox delivers what it owes.
         proxy.restore();
         const agent = await floor.startAgent();
         await waitFinished(t, key, product, 60_000);
         await expect.poll(() => agent.outbox.counts().pending, { timeout: 10_000 }).toBe(0);
         const rows = agent.outbox.rowsOf(dead.job_ref).filter((r) => r.attempt_id === dead.attempt_id);
-        const late = rows.slice(rows.length - pending.length);
-        expect(late.map((r) => r.state)).toEqual([
-          'rejected',
-          ...Array<string>(pending.length - 1).fill('skipped'),
-        ]);
-        expect(['STALE_ATTEMPT', 'ENVELOPE_EXPIRED']).toContain(late[0]!.error_code);
-        expect(rows.slice(0, rows.length - pending.length).every((r) => r.state === 'delivered')).toBe(true);
+        expect(rows.map((r) => r.state)).toEqual(rows.map(() => 'delivered'));
+        expect(rows.map((r) => r.status)).toEqual(['RENDERED', ...steps]);
 
         const o = await checkOutcomes(t, key, product, [sim]);
         expect(o.sealed).toHaveLength(3);
-        expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(2);
-        expect(await failureReasons(t, key, o)).toEqual(['lease_expired']);
-        // The dead attempt's label came out but was never sealed; the re-print is the one that counts.
-        expect(o.goodLabels.get(product.serials[1]!)).toBe(2);
+        expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(1);
+        expect(await failureReasons(t, key, o)).toEqual([]);
+        expect([...o.goodLabels.values()]).toEqual([1, 1, 1]);
+        expect(sim.labels).toHaveLength(3);
       } finally {
         await kill(child);
         await proxy.close();
@@ -283,8 +343,8 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
 });
 
 /**
- * Outages shorter than the lease: the agent rides them out. (An outage longer than the lease fails the jobs
- * in flight; they are printed again, see the agent README's outbox section.)
+ * Outages shorter than the lease: the agent rides them out. (Longer ones too, once a label may be out: see
+ * the send gate in the agent README; a job that had not reached its printer is printed on a new attempt.)
  */
 describe.each(testDialects())('outages (%s)', (dialect) => {
   let t: TestControlPlane;

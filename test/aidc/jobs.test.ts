@@ -373,6 +373,46 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
     await dev.seal(again);
   });
 
+  it('holds a job whose device opened the send gate, even when SPOOL_SUBMITTED never arrived', async () => {
+    const p = await journey(t.call, admin, 2);
+    for (const serial of p.serials) await createJob(p.gtin, serial);
+    const gate = (c: { jobRef: string; attemptId: string }, sending?: boolean) =>
+      t.call('POST', `/api/v2/aidc/jobs/${c.jobRef}/heartbeat`, {
+        key: dev.token,
+        body: { attempt_id: c.attemptId, ...(sending === undefined ? {} : { sending }) },
+      });
+    const expire = (jobRef: string) =>
+      t.cp.store.db
+        .updateTable('print_jobs')
+        .set({ lease_expires_at: '2020-01-01T00:00:00.000Z' })
+        .where('job_ref', '=', jobRef)
+        .execute();
+    const view = async (jobRef: string) =>
+      (await t.call('GET', `/api/v2/aidc/jobs/${jobRef}`, { key: admin })).body.data;
+    const [sent, idle] = [(await dev.claim())!, (await dev.claim())!] as const;
+    const e = dev.evidence(sent);
+    await dev.result(sent, 'RENDERED', { render_manifest: e.render_manifest });
+    await dev.result(idle, 'RENDERED', { render_manifest: dev.evidence(idle).render_manifest });
+    expect((await gate(sent, 'yes' as never)).status).toBe(400); // a boolean, nothing else
+    expect((await gate(sent, true)).status).toBe(200);
+    expect((await gate(sent, true)).status).toBe(200); // opening it again changes nothing
+    // Both devices are cut off past their leases; only the one that never began sending is reaped.
+    await expire(sent.jobRef);
+    await expire(idle.jobRef);
+    await expect.poll(async () => (await view(idle.jobRef)).state, { timeout: 5000 }).toBe('FAILED');
+    expect(await view(sent.jobRef)).toMatchObject({ state: 'RENDERED', attemptId: sent.attemptId });
+    // The lapsed idle attempt may not open the gate now: it must claim again.
+    expect((await gate(idle, true)).body.error.code).toBe('ENVELOPE_EXPIRED');
+    // The sending device comes back: it renews past its lease and reports what it owes.
+    expect((await gate(sent)).status).toBe(200);
+    await expire(sent.jobRef);
+    await dev.seal(sent, { from: 'SPOOL_SUBMITTED', e });
+    expect(await view(sent.jobRef)).toMatchObject({ state: 'SEALED', attemptCount: 1 });
+    const again = (await dev.claim())!; // the reaped one is printed on a new attempt
+    expect(again.jobRef).toBe(idle.jobRef);
+    await dev.seal(again);
+  });
+
   it('moves a job whose retries are spent to DEAD_LETTER: the serial lands in the re-print file with print.failed', async () => {
     const p = await journey(t.call, admin, 1);
     await createJob(p.gtin, p.serials[0]!, { maxAttempts: 2 });

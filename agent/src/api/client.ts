@@ -80,11 +80,15 @@ export class ControlPlaneClient {
     return parse(ClaimedSchema, answer, 'claim').data;
   }
 
-  /** POST /aidc/jobs/{ref}/heartbeat: extends the lease; a fresh envelope. Retried on transient faults. */
-  async heartbeat(jobRef: string, attemptId: string): Promise<HeartbeatAnswer> {
+  /**
+   * POST /aidc/jobs/{ref}/heartbeat: extends the lease; a fresh envelope. Retried on transient faults.
+   * `sending` opens the send gate: from then on the control plane holds the label for one that may be out.
+   */
+  async heartbeat(jobRef: string, attemptId: string, sending = false): Promise<HeartbeatAnswer> {
     return this.safely(async () => {
       const answer = await this.authed('POST', `/api/v2/aidc/jobs/${encodeURIComponent(jobRef)}/heartbeat`, {
         attempt_id: attemptId,
+        ...(sending ? { sending: true } : {}),
       });
       if (answer.status !== 200) throw httpError('heartbeat', answer);
       return parse(HeartbeatSchema, answer, 'heartbeat').data;

@@ -30,16 +30,7 @@ export function failureOf(err: unknown): { reason: string; detail: string } {
   if (isDeviceProtocolError(err)) return { reason: 'render_failed', detail: err.message.slice(0, 1000) };
   const e = toAgentError(err);
   let reason: string = BY_CODE[e.code] ?? 'internal';
-  if (e.code === 'JOB_ABORTED') {
-    const waitingFor = e.details?.waitingFor;
-    reason =
-      typeof e.details?.reason === 'string'
-        ? e.details.reason
-        : waitingFor === 'attestation'
-          ? 'attestation_timeout'
-          : waitingFor === 'scan'
-            ? 'scan_timeout'
-            : 'internal';
-  }
+  if (e.code === 'JOB_ABORTED')
+    reason = typeof e.details?.reason === 'string' ? e.details.reason : 'internal';
   return { reason: reason.slice(0, 100), detail: e.message.slice(0, 1000) };
 }

@@ -160,7 +160,8 @@ describe('HumanGate', () => {
     const gate = new HumanGate();
     const ac = new AbortController();
     const timedOut = await gate.waitScan('job_2', 20, ac.signal).catch((e: unknown) => e);
-    expect(failureOf(timedOut).reason).toBe('scan_timeout');
+    expect(isAgentError(timedOut, 'JOB_ABORTED')).toBe(true); // the pipeline asks again (the label is out)
+    expect(gate.waitingFor('job_2')).toBeNull();
     const w = gate.waitAttestation('job_2', 5000, ac.signal);
     ac.abort(jobFailure('operator', 'label jammed'));
     const aborted = await w.catch((e: unknown) => e);

@@ -89,10 +89,10 @@ export class LeaseKeeper {
     return this.beating;
   }
 
-  private async heartbeat(): Promise<void> {
+  private async heartbeat(sending = false): Promise<void> {
     if (this.lost) throw this.lost;
     try {
-      const answer = await this.opts.client.heartbeat(this.opts.jobRef, this.opts.attemptId);
+      const answer = await this.opts.client.heartbeat(this.opts.jobRef, this.opts.attemptId, sending);
       const claims = await this.opts.verify(answer.envelope);
       if (claims.job_ref !== this.opts.jobRef || claims.attempt_id !== this.opts.attemptId)
         throw new AgentError('ENVELOPE_INVALID', 'the heartbeat envelope names another job or attempt');
@@ -123,6 +123,21 @@ export class LeaseKeeper {
    */
   async confirm(minMs: number): Promise<void> {
     await this.beat();
+    this.checkLeft(minMs);
+  }
+
+  /**
+   * The send gate, right before the first bytes of a label go to the printer: like `confirm`, with a
+   * heartbeat that tells the control plane the label is about to be sent. From then on it holds the job for
+   * one whose label may be out: it never reaps it into a re-print, and renews its lease after a lapse.
+   */
+  async openSendGate(minMs: number): Promise<void> {
+    await this.beating?.catch(() => undefined);
+    await this.heartbeat(true);
+    this.checkLeft(minMs);
+  }
+
+  private checkLeft(minMs: number): void {
     const left = this.expiresAt - this.now();
     if (left < minMs)
       throw new AgentError('LEASE_LOST', `only ${left} ms of lease left; not sending`, {

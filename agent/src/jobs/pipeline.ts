@@ -34,7 +34,7 @@ import { abortReason, sleep } from '../util/time.js';
 import { deviceAttestation, humanAttestation } from './attestation.js';
 import { signEvidenceBundle } from './evidence-bundle.js';
 import { failureOf, jobFailure } from './failures.js';
-import type { HumanGate } from './human-gate.js';
+import type { AttestationAnswer, HumanGate, ManualScan } from './human-gate.js';
 import type { JobJournal, JournalEntry } from './journal.js';
 import { LeaseKeeper, isLeaseLost } from './lease.js';
 import { FINAL_STEPS, type JobStep } from './steps.js';
@@ -100,6 +100,8 @@ export interface Resume {
 /** Evidence of an attempt already reported (queued in the outbox), by kind. */
 interface Reported {
   render_manifest?: RenderManifest;
+  /** Written ahead of the first byte to the printer: the receipt the send will give (see `send`). */
+  sending?: SpoolReceipt;
   spool_receipt?: SpoolReceipt;
   attestation?: Attestation;
   scan_result?: ScanResult;
@@ -112,6 +114,8 @@ export class JobRun {
   private readonly abort = new AbortController();
   private readonly log: Logger;
   private currentStep: JobStep = 'claimed';
+  /** The send gate was opened (or a restart found the label sent): from here on no FAILED on the system's say. */
+  private labelMayBeOut = false;
   private lease: LeaseKeeper | null = null;
   private readonly startedAt: number;
   private deviceMs = 0;
@@ -142,7 +146,7 @@ export class JobRun {
 
   /** Resumed after a restart with its label already sent before: it may have come out while the agent was down. */
   get resumedAfterSend(): boolean {
-    return Boolean(this.resume?.entry.evidence.spool_receipt) && !this.resume?.heldCleared;
+    return sentBefore(this.resume?.entry.evidence ?? {}) && !this.resume?.heldCleared;
   }
 
   /** Stops the job (an operator's FAILED, or the agent stopping); it reports FAILED with `reason`. */
@@ -296,15 +300,18 @@ export class JobRun {
       : this.report('RENDERED', 'render_manifest', rendered.manifest);
     this.setStep('rendered');
 
+    // Sent before a restart: the label may be out whether or not SPOOL_SUBMITTED was reported.
+    const before = sentBefore(done);
+    if (before) this.labelMayBeOut = true;
     let spool = done.spool_receipt;
     if (!spool) {
-      spool = await this.send(rendered, renderedRow, this.jobRef);
+      spool = done.sending ?? (await this.send(rendered, renderedRow, this.jobRef));
       this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
       this.setStep('printing');
     }
     let attestation = done.attestation;
     if (!attestation) {
-      attestation = await this.attest(rendered, claims, done.spool_receipt !== undefined);
+      attestation = await this.attest(rendered, claims, before);
       this.report('PRINTED_ATTESTED', 'attestation', attestation);
       this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
     }
@@ -364,17 +371,28 @@ export class JobRun {
   ): Promise<SpoolReceipt> {
     const d = this.deps;
     await Promise.all([this.waitReady(), renderedRow === null ? null : this.delivered(renderedRow)]);
-    await this.lease!.confirm(d.jobs.minLeaseForSendMs);
+    await this.lease!.openSendGate(d.jobs.minLeaseForSendMs);
     this.checkAbort();
-    const receipt = await this.timed('device', () => d.printer.send(rendered.payload, reference));
-    return {
+    // Written ahead of the first byte: a restart after this point knows the label may be out.
+    const intended: SpoolReceipt = {
       printer: d.printerConfig.name,
       transport: d.printer.transport.kind,
-      bytes: receipt.bytes,
+      bytes: rendered.payload.length,
       payloadSha256: sha256Hex(rendered.payload),
-      reference: receipt.reference.slice(0, 500),
+      reference: reference.slice(0, 500),
       submittedAt: new Date(d.now()).toISOString(),
     };
+    d.journal.addEvidence(this.attemptId, 'sending', intended);
+    this.labelMayBeOut = true;
+    try {
+      const receipt = await this.timed('device', () => d.printer.send(rendered.payload, reference));
+      return { ...intended, bytes: receipt.bytes, reference: receipt.reference.slice(0, 500) };
+    } catch (err) {
+      // Some bytes may have reached the printer: only its buffer can tell whether a label can still come out.
+      if (!inDoubt(err) || (await this.provablyNotOut(err))) throw err;
+      this.log.warn({ err: toAgentError(err).toJSON() }, 'the send failed part-way; the label may be out');
+      return intended;
+    }
   }
 
   /**
@@ -396,7 +414,18 @@ export class JobRun {
       await this.send(rendered, null, `${this.jobRef}-resent`);
       this.setStep('printing', 'sent again: the printer held it when the agent stopped');
     }
-    const completion = await this.awaitPrinted(rendered, claims);
+    let completion: Completion;
+    try {
+      completion = await this.awaitPrinted(rendered, claims);
+    } catch (err) {
+      if (!inDoubt(err) || (await this.provablyNotOut(err))) throw err;
+      const e = toAgentError(err);
+      this.log.warn({ err: e.toJSON() }, 'the label may be out; a supervisor decides');
+      return this.awaitSupervisor(
+        rendered,
+        `the printer link failed after the label was sent (${e.message})`,
+      );
+    }
     return (
       deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
       (await this.awaitSupervisor(rendered))
@@ -450,21 +479,60 @@ export class JobRun {
       );
     } catch (err) {
       // Whatever stays in the printer's buffer now belongs to a failed attempt: it must never print later.
-      await d.printer
-        .cancelHeld()
-        .catch((e: unknown) => this.log.warn({ err: String(e) }, 'could not cancel held formats'));
+      // (A lost line is the caller's: it asks the printer what it holds once it answers again.)
+      if (!inDoubt(err))
+        await d.printer
+          .cancelHeld()
+          .catch((e: unknown) => this.log.warn({ err: String(e) }, 'could not cancel held formats'));
       throw err;
     }
   }
 
+  /**
+   * After the label was sent and the printer link failed (`err`): asks the printer, for up to its ready
+   * timeout, what it holds. Formats still held are cancelled, and then the label provably did not come out
+   * (true: the job may fail and be printed again). Nothing held, or no answer: it may be out (false).
+   */
+  private async provablyNotOut(err: unknown): Promise<boolean> {
+    const d = this.deps;
+    if (!inDoubt(err) || !d.printer.twoWay) return false;
+    const deadline = d.now() + d.printerConfig.readyTimeoutMs;
+    this.setStep('waiting_printer', 'asking the printer whether the label came out');
+    for (;;) {
+      this.checkAbort();
+      const status = await d.printer.status().catch(() => null);
+      if (status) {
+        if (status.formatsInBuffer === 0) return false;
+        await d.printer.cancelHeld();
+        this.log.info({ held: status.formatsInBuffer }, 'the label was still held in the printer; cancelled');
+        return true;
+      }
+      if (d.now() >= deadline) return false;
+      await sleep(d.notReadyRetryMs, this.signal);
+    }
+  }
+
+  /**
+   * Waits for a supervisor: an attestation of the label that came out, or a re-print of the same bytes
+   * (they saw none, or voided it). The label may be out, so nothing here ends the attempt on the system's
+   * say: an unanswered wait is asked again, and a re-print the printer cannot take yet waits for the
+   * supervisor again. Only the supervisor's own fail (the console) or the agent stopping ends it.
+   */
   private async awaitSupervisor(rendered: RenderedLabel, why?: string): Promise<Attestation> {
     const d = this.deps;
     let reprints = 0;
     for (;;) {
-      this.setStep('awaiting_attestation');
-      const answer = await this.timed('human', () =>
-        d.humans.waitAttestation(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
-      );
+      this.setStep('awaiting_attestation', why);
+      let answer: AttestationAnswer;
+      try {
+        answer = await this.timed('human', () =>
+          d.humans.waitAttestation(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
+        );
+      } catch (err) {
+        if (this.signal.aborted) throw err;
+        this.log.warn({ err: toAgentError(err).message }, 'still waiting for a supervisor');
+        continue;
+      }
       if (answer.kind === 'attest')
         return humanAttestation(
           answer.supervisor,
@@ -474,11 +542,18 @@ export class JobRun {
             .join('; ') || undefined,
         );
       // The supervisor saw no usable label: the same bytes again, under the same checks as the first time.
-      await this.waitReady();
-      await this.lease!.confirm(d.jobs.minLeaseForSendMs);
-      await this.timed('device', () =>
-        d.printer.send(rendered.payload, `${this.jobRef}-reprint-${++reprints}`),
-      );
+      try {
+        await this.waitReady();
+        await this.lease!.confirm(d.jobs.minLeaseForSendMs);
+        await this.timed('device', () =>
+          d.printer.send(rendered.payload, `${this.jobRef}-reprint-${++reprints}`),
+        );
+      } catch (err) {
+        if (this.signal.aborted || isLeaseLost(err)) throw err;
+        this.log.warn({ err: toAgentError(err).message }, 'could not re-print; back to the supervisor');
+        why = `the re-print did not reach the printer (${toAgentError(err).message})`;
+        continue;
+      }
       d.journal.addEvidence(this.attemptId, 'reprints', reprints);
       this.setStep('printing', `reprint ${reprints}`);
     }
@@ -491,9 +566,17 @@ export class JobRun {
     const config = d.printerConfig.scanner;
     if (!d.scanner || !config) {
       this.setStep('awaiting_scan');
-      const manual = await this.timed('human', () =>
-        d.humans.waitScan(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
-      );
+      let manual: ManualScan | null = null;
+      while (!manual) {
+        // The label is out: an unanswered wait is asked again, never turned into a FAILED (and a re-print).
+        manual = await this.timed('human', () =>
+          d.humans.waitScan(this.jobRef, d.jobs.humanTimeoutMs, this.signal).catch((err: unknown) => {
+            if (this.signal.aborted) throw err;
+            this.log.warn('still waiting for a scan at the console');
+            return null;
+          }),
+        );
+      }
       read = { symbol: manual.data, epc: manual.epc };
       scannerName = 'console';
     } else {
@@ -544,6 +627,13 @@ export class JobRun {
       this.setStep('abandoned', e.message);
       return 'abandoned';
     }
+    if (this.labelMayBeOut && isStopping(e)) {
+      // The label may be out: a FAILED now would have it printed again. The attempt stays unfinished in the
+      // journal; the next start resumes it (asks the printer, or a supervisor).
+      this.log.warn('stopped with the label possibly out; the next start resumes this attempt');
+      this.currentStep = 'abandoned';
+      return 'abandoned';
+    }
     if (this.sealedRow !== null && e.code !== 'RESULT_REJECTED') {
       // Stopped while SEALED was on its way: the outbox delivers it (now or after a restart); a FAILED
       // behind it would only be refused.
@@ -565,6 +655,27 @@ export class JobRun {
     await Promise.race([this.deps.outbox.settled(id), sleep(left)]).catch(() => undefined);
     return 'failed';
   }
+}
+
+/** Evidence journalled before a restart says the label may be out (sent, or its send begun). */
+export function sentBefore(evidence: { spool_receipt?: unknown; sending?: unknown }): boolean {
+  return evidence.spool_receipt !== undefined || evidence.sending !== undefined;
+}
+
+/** A failure of the printer link, or its silence: the label sent may or may not have come out. */
+function inDoubt(err: unknown): boolean {
+  const e = toAgentError(err);
+  return (
+    e.code === 'TRANSPORT_CLOSED' ||
+    e.code === 'TRANSPORT_ERROR' ||
+    e.code === 'PRINTER_NO_ANSWER' ||
+    e.code === 'PRINT_TIMEOUT'
+  );
+}
+
+/** The agent stopping (not a person's fail): see `PrinterWorker.stop`. */
+function isStopping(e: AgentError): boolean {
+  return e.code === 'JOB_ABORTED' && e.details?.reason === 'agent_stopped';
 }
 
 /** The claims a resumed attempt started with, if the fresh envelope is about the same label. */

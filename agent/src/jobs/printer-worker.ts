@@ -14,7 +14,7 @@ import type { Logger } from '../log.js';
 import { printerStateOf, type PrinterDriver } from '../printers/index.js';
 import type { JournalEntry } from './journal.js';
 import { isLeaseLost } from './lease.js';
-import { JobRun, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
+import { JobRun, sentBefore, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
 import type { JobStep } from './steps.js';
 
 export interface PrinterView {
@@ -242,7 +242,7 @@ export class PrinterWorker {
   /**
    * Asks the control plane whether the attempt is still ours (a heartbeat, which also extends its lease and
    * hands a fresh envelope); while it cannot be reached, asks again until the envelope the attempt started
-   * with expires. Ours: the run picks up where the journal says it stopped. Not ours: it is abandoned, and
+   * with expires (for as long as it takes when the label may be out). Ours: the run picks up where the journal says it stopped. Not ours: it is abandoned, and
    * the job is the reaper's and the next claim's.
    */
   private async resumeJob(resume: Resume): Promise<void> {
@@ -257,7 +257,9 @@ export class PrinterWorker {
         return await this.runJob(start, this.opts.now(), resume);
       } catch (err) {
         const e = toAgentError(err);
-        if (isLeaseLost(e) || this.opts.now() >= expiresAt) {
+        // A label that may be out keeps its attempt past the envelope's expiry: ask until the control plane
+        // answers, however long it is down.
+        if (isLeaseLost(e) || (this.opts.now() >= expiresAt && !sentBefore(entry.evidence))) {
           // SEALED went out before the stop: the job ended as it should, the lease with it.
           const sealed = this.opts.pipeline.outbox.resultOf(entry.jobRef, entry.attemptId, 'SEALED');
           if (sealed?.state === 'delivered') return journal.step(entry.attemptId, 'sealed', true);

@@ -36,7 +36,6 @@ export type FailureReason =
   | 'line_dropped'
   | 'print_timeout'
   | 'rfid_void'
-  | 'attestation_timeout'
   | 'scan_noread'
   | 'scan_mismatch'
   | 'scan_epc_mismatch'

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { AIDC_ENVELOPE_TYPE, ATTEMPT_STATES, type AidcEnvelopeClaims, LABEL_MAY_BE_OUT } from '@dpp/shared';
+import type { ExpressionBuilder } from 'kysely';
 import { ApiError } from '../http/api-error.js';
 import type { Keyring } from '../signing/index.js';
-import type { Db, Dialect, PrintJobTable } from '../store/index.js';
+import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
 import { type JobView, jobView } from './model.js';
 
@@ -100,6 +101,7 @@ export async function claimJob(
         attempt_count: eb('attempt_count', '+', 1),
         device_id: deviceId,
         lease_expires_at: leaseExpiresAt,
+        sending_at: null,
         updated_at: iso,
       }))
       .where('job_ref', '=', choice)
@@ -140,9 +142,21 @@ export async function claimJob(
 }
 
 /**
+ * Where the label of the current attempt may have left the printer: its device said it was sending it (the
+ * send gate, `sending_at`) or reported SPOOL_SUBMITTED or later. Such an attempt is never reaped into a
+ * re-print; it keeps its lease whenever its device comes back.
+ */
+export const labelMayBeOut = (eb: ExpressionBuilder<Database, 'print_jobs'>) =>
+  eb.or([eb('sending_at', 'is not', null), eb('state', 'in', LABEL_MAY_BE_OUT)]);
+
+/**
  * Extends the lease of the current attempt while the job is in progress, and returns a fresh envelope
  * with the new expiry. A superseded attempt is 409 STALE_ATTEMPT; an expired lease is 410 ENVELOPE_EXPIRED,
  * unless the label may already be out: that attempt is renewed whenever its device comes back.
+ *
+ * `sending` is the send gate: the device is about to send the label. It is granted only on a live lease,
+ * and from then on the job is one whose label may be out ({@link labelMayBeOut}), so no lapse of the
+ * lease between the bytes going out and SPOOL_SUBMITTED arriving can make the system print it twice.
  */
 export async function heartbeat(
   deps: ClaimDeps,
@@ -150,25 +164,30 @@ export async function heartbeat(
   deviceId: string,
   jobRef: string,
   attemptId: string,
+  sending = false,
 ): Promise<{ leaseExpiresAt: string; envelope: string }> {
   const t = deps.now();
   const iso = new Date(t).toISOString();
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
   const row = await deps.db
     .updateTable('print_jobs')
-    .set({ lease_expires_at: leaseExpiresAt, updated_at: iso })
+    .set((eb) => ({
+      lease_expires_at: leaseExpiresAt,
+      updated_at: iso,
+      ...(sending ? { sending_at: eb.fn.coalesce('sending_at', eb.val(iso)) } : {}),
+    }))
     .where('tenant_id', '=', tenantId)
     .where('job_ref', '=', jobRef)
     .where('attempt_id', '=', attemptId)
     .where('device_id', '=', deviceId)
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('state', 'in', ATTEMPT_STATES), eb('lease_expires_at', '>', iso)]),
-        // Once the label may be out, the attempt stays the device's after its lease ran out (the device was
-        // cut off, or the control plane was down): it may take the lease again and finish the job.
-        eb('state', 'in', LABEL_MAY_BE_OUT),
-      ]),
-    )
+    .where('state', 'in', ATTEMPT_STATES)
+    .where((eb) => {
+      const live = eb('lease_expires_at', '>', iso);
+      // Once the label may be out, the attempt stays the device's after its lease ran out (the device was
+      // cut off, or the control plane was down): it may take the lease again and finish the job. Opening
+      // the send gate itself needs a live lease.
+      return sending ? live : eb.or([live, labelMayBeOut(eb)]);
+    })
     .returningAll()
     .executeTakeFirst();
   if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);

@@ -136,6 +136,7 @@ export class JobService {
       max_attempts: input.maxAttempts ?? this.settings.maxAttempts,
       device_id: null,
       lease_expires_at: null,
+      sending_at: null,
       last_error: null,
       created_by: actor.id,
       correlation_id: correlationId,

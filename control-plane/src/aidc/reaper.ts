@@ -14,9 +14,10 @@ export interface ReaperDeps {
 }
 
 /**
- * One pass of the reaper: attempts whose lease expired before their label was sent become FAILED
- * (`lease_expired`, re-claimable while retries remain); an attempt whose label may have left the printer is
- * left to its device or a person, never re-printed on the system's say (shared `LABEL_MAY_BE_OUT`), then FAILED jobs whose retry budget is spent become DEAD_LETTER, which sets
+ * One pass of the reaper: attempts whose lease expired before their device opened the send gate become
+ * FAILED (`lease_expired`, re-claimable while retries remain); an attempt whose label may have left the
+ * printer is left to its device or a person, never re-printed on the system's say (`labelMayBeOut`). Then
+ * FAILED jobs whose retry budget is spent become DEAD_LETTER, which sets
  * metadata.print to failed and queues print.failed (so the serial lands in the re-print file). Every move
  * is a guarded statement, so several replicas may reap at once.
  */
@@ -27,6 +28,7 @@ export async function reapOnce(deps: ReaperDeps): Promise<{ expired: number; dea
       .updateTable('print_jobs')
       .set({ state: 'FAILED', last_error: 'lease_expired', lease_expires_at: null, updated_at: iso })
       .where('state', 'in', BEFORE_SEND)
+      .where('sending_at', 'is', null)
       .where('lease_expires_at', '<=', iso)
       .returning(['job_ref', 'attempt_id'])
       .execute();

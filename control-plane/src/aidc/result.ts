@@ -23,7 +23,7 @@ import type { IdempotencyClaim, JsonReply } from '../http/route.js';
 import { parseOrThrow } from '../http/validate.js';
 import type { Db, PrintJobTable } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
-import { explainRefusal } from './claim.js';
+import { explainRefusal, labelMayBeOut } from './claim.js';
 import { jobView } from './model.js';
 import type { PrintLoopPort } from './port.js';
 
@@ -49,9 +49,6 @@ export interface ResultDeps {
   idempotencyTtlHours: number;
   now: () => number;
 }
-
-/** A job whose label may be out keeps its attempt past the lease (shared `LABEL_MAY_BE_OUT`). */
-const labelMayBeOut = (state: string) => LABEL_MAY_BE_OUT.includes(state as JobState);
 
 function rejected(message: string, details: Record<string, unknown>): ApiError {
   return new ApiError('EVIDENCE_REJECTED', message, { details });
@@ -249,7 +246,9 @@ export async function reportResult(
   const sources = resultSources(input.status);
   const live =
     job.attempt_id === input.attempt_id &&
-    ((job.lease_expires_at !== null && job.lease_expires_at > iso) || labelMayBeOut(job.state));
+    ((job.lease_expires_at !== null && job.lease_expires_at > iso) ||
+      job.sending_at !== null ||
+      LABEL_MAY_BE_OUT.includes(job.state as JobState));
   if (!live || !sources.includes(job.state as never)) {
     throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
   }
@@ -275,7 +274,7 @@ export async function reportResult(
         .where('job_ref', '=', jobRef)
         .where('attempt_id', '=', input.attempt_id)
         .where('state', 'in', sources)
-        .where((eb) => eb.or([eb('lease_expires_at', '>', iso), eb('state', 'in', LABEL_MAY_BE_OUT)]))
+        .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
         .returningAll()
         .executeTakeFirst();
       if (!updated) throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, input.status);

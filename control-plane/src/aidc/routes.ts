@@ -263,7 +263,23 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       summary: 'Extend the lease of the current attempt; returns a fresh envelope',
       tags: ['Print jobs'],
       auth: device,
-      request: { params: RefParam, body: z.object({ attempt_id: z.uuid() }).meta({ id: 'Heartbeat' }) },
+      request: {
+        params: RefParam,
+        body: z
+          .object({
+            attempt_id: z.uuid(),
+            sending: z
+              .boolean()
+              .optional()
+              .meta({
+                description:
+                  'The send gate: true right before the device sends the label to the printer. Granted only on a ' +
+                  'live lease; from then on the label may be out, so the attempt is never reaped into a re-print ' +
+                  'and its device may renew the lease after it ran out.',
+              }),
+          })
+          .meta({ id: 'Heartbeat' }),
+      },
       responses: {
         200: {
           description: 'Lease extended',
@@ -274,7 +290,14 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       handler: async ({ principal, params, body }) => ({
         status: 200,
         body: {
-          data: await heartbeat(deps.claim, principal.tenant.id, principal.id, params.ref, body.attempt_id),
+          data: await heartbeat(
+            deps.claim,
+            principal.tenant.id,
+            principal.id,
+            params.ref,
+            body.attempt_id,
+            body.sending === true,
+          ),
         },
       }),
     }),

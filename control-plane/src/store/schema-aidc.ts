@@ -20,6 +20,8 @@ export interface PrintJobTable {
   max_attempts: number;
   device_id: string | null;
   lease_expires_at: string | null;
+  /** When the current attempt's device said it was sending the label (see migration 0009); null before. */
+  sending_at: string | null;
   last_error: string | null;
   created_by: string | null;
   correlation_id: string | null;

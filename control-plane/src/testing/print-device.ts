@@ -119,16 +119,23 @@ export class HttpPrintDevice {
       .sign(this.device.key.privateKey);
   }
 
-  /** Drives a claimed job through every step to SEALED; throws on any unexpected answer. */
-  async seal(c: ClaimedJob): Promise<void> {
-    const e = this.evidence(c);
-    const steps: [string, Record<string, unknown>][] = [
+  /**
+   * Drives a claimed job through every step to SEALED, or on from the step `from` with the evidence `e`
+   * already reported; throws on any unexpected answer.
+   */
+  async seal(
+    c: ClaimedJob,
+    options: { from?: string; e?: ReturnType<HttpPrintDevice['evidence']> } = {},
+  ): Promise<void> {
+    const e = options.e ?? this.evidence(c);
+    const all: [string, Record<string, unknown>][] = [
       ['RENDERED', { render_manifest: e.render_manifest }],
       ['SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt }],
       ['PRINTED_ATTESTED', { attestation: e.attestation }],
       ['SCAN_VERIFIED', { scan_result: e.scan_result }],
       ['SEALED', { evidence_bundle: { jws: await this.bundle(c, e) } }],
     ];
+    const steps = options.from ? all.slice(all.findIndex(([s]) => s === options.from)) : all;
     for (const [status, evidence] of steps) {
       const r = await this.result(c, status, evidence);
       if (r.status !== 200 || r.body.data.state !== status)

@@ -7,6 +7,7 @@ import * as m0005 from './0005_carriers.js';
 import * as m0006 from './0006_devices.js';
 import * as m0007 from './0007_aidc.js';
 import * as m0008 from './0008_rate_windows.js';
+import * as m0009 from './0009_send_gate.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -21,6 +22,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006_devices': m0006,
   '0007_aidc': m0007,
   '0008_rate_windows': m0008,
+  '0009_send_gate': m0009,
 };
 
 export const migrationProvider: MigrationProvider = {
