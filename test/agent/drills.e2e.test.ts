@@ -423,13 +423,22 @@ describe.each(testDialects())('outages (%s)', (dialect) => {
     await expect.poll(() => floor.agent!.outbox.counts().pending).toBe(0);
   });
 
-  it('broker down: the agent polls, and every label is sealed', async () => {
-    const { product, name, floor } = await setUp(5);
+  it('broker down: the agent polls fast at once (not after its armed idle poll), and every label is sealed', async () => {
+    // An idle poll of 10 minutes, armed while the broker was up: the work below is found within seconds only
+    // because losing the broker brings the fast poll back at once.
+    const slowIdle = {
+      intervalMs: 500,
+      idleIntervalMs: 600_000,
+      notReadyRetryMs: 200,
+      statusIntervalMs: 1000,
+    };
+    const { product, name, floor } = await setUp(5, { poll: slowIdle });
     await expect.poll(() => floor.agent!.status().connections.mqtt.state).toBe('connected');
+    await new Promise((r) => setTimeout(r, 1500)); // its first claim found nothing: the idle poll is armed
     await t.cp.services.broker.close();
     await expect.poll(() => floor.agent!.status().connections.mqtt.state).not.toBe('connected');
     await queue(product, name);
-    await waitFinished(t, key, product, 60_000);
+    await waitFinished(t, key, product, 30_000);
     expect(floor.agent!.status().connections.mqtt.state).not.toBe('connected');
     const o = await checkOutcomes(t, key, product, [floor.printers[name]!]);
     expect(o.sealed).toHaveLength(5);

@@ -54,6 +54,12 @@ export class PrinterWorker {
   private wakeUp: (() => void) | null = null;
   private woken = false;
   private nextClaimAt = 0;
+  /**
+   * When the last claim found nothing (null while there may be work): the next poll is due the poll interval
+   * after it, decided at each turn, so it comes within `poll.intervalMs` of the broker going down even
+   * though the slow idle poll was armed while it was up.
+   */
+  private idleSince: number | null = null;
   private run: JobRun | null = null;
   private status: PrinterStatus | null = null;
   private state: PrinterState = 'offline';
@@ -203,6 +209,8 @@ export class PrinterWorker {
       }
       if (!wasReady) this.nextClaimAt = 0; // back from paper out, a pause...: work may be waiting
       wasReady = true;
+      if (this.idleSince !== null && this.nextClaimAt !== 0)
+        this.nextClaimAt = this.idleSince + (this.opts.noticesLive() ? poll.idleIntervalMs : poll.intervalMs);
       const now = this.opts.now();
       if (now < this.nextClaimAt) {
         // Between claims the printer's status is still watched, for the console and MQTT.
@@ -216,14 +224,16 @@ export class PrinterWorker {
         this.opts.onControlPlaneAnswered?.();
       } catch (err) {
         this.log.warn({ err: toAgentError(err).message }, 'claim failed');
+        this.idleSince = null;
         this.nextClaimAt = this.opts.now() + poll.intervalMs;
         continue;
       }
       if (!claimed) {
-        this.nextClaimAt =
-          this.opts.now() + (this.opts.noticesLive() ? poll.idleIntervalMs : poll.intervalMs);
+        this.idleSince = this.opts.now();
+        this.nextClaimAt = this.idleSince + (this.opts.noticesLive() ? poll.idleIntervalMs : poll.intervalMs);
         continue;
       }
+      this.idleSince = null;
       await this.runJob(claimed, claimStartedAt);
       this.nextClaimAt = 0; // there may be more: claim again at once
     }

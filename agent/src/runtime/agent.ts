@@ -260,7 +260,9 @@ export class Agent implements ConsoleBackend {
     });
     mqtt?.events.on('state', (state) => {
       connection();
-      if (state === 'connected') for (const w of workers) w.wake(); // notices may have been missed
+      // Connected: notices may have been missed. Lost: nothing will tell the printers about work any more, so
+      // they claim once now and then poll every poll.intervalMs until it is back.
+      if (state === 'connected' || state === 'disconnected') for (const w of workers) w.wake();
     });
   }
 
