@@ -82,10 +82,15 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     ...process.env,
   };
-  // A local Mosquitto often holds 1883 on developer machines: take a free port rather than fail.
+  // A local Mosquitto often holds 1883 on developer machines: take a free port rather than fail, and the
+  // same one on the next start (kept in DATA_DIR), so a print floor left running finds its broker again.
   let mqttNote = '';
   if (env.MQTT_PORT === undefined && !env.MQTT_URL && !(await portIsFree(1883))) {
-    env.MQTT_PORT = String(await freePort());
+    const remembered = path.join(env.DATA_DIR ?? './data', 'demo-mqtt-port');
+    const last = Number(await fs.readFile(remembered, 'utf8').catch(() => ''));
+    env.MQTT_PORT = String(last > 0 && (await portIsFree(last)) ? last : await freePort());
+    await fs.mkdir(path.dirname(remembered), { recursive: true });
+    await fs.writeFile(remembered, env.MQTT_PORT);
     mqttNote = `  (port 1883 is taken, so the embedded broker is on ${env.MQTT_PORT}; set MQTT_PORT to choose)`;
   }
   const config = loadConfig(env);
@@ -136,6 +141,13 @@ async function main(): Promise<void> {
     console.error(
       'The control plane keeps running; see README "Simulated devices" for the requirements (socat).',
     );
+    return;
+  }
+  try {
+    await floor.printing;
+  } catch (err) {
+    console.error(`The demo labels could not be printed: ${(err as Error).message}`);
+    console.error('The control plane and the floor keep running; see the logs in DATA_DIR/demo-agent.');
   }
 }
 

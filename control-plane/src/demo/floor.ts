@@ -1,7 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { type ApiCaller, httpCaller, printableProduct } from '../testing/journey.js';
 
@@ -19,7 +18,10 @@ export interface DemoFloorOptions {
 }
 
 export interface DemoFloor {
+  /** Stops the simulator and the agent (a graceful stop of `npm start`). */
   stop(): Promise<void>;
+  /** The demo labels, queued and followed until each job is finished. */
+  printing: Promise<void>;
 }
 
 /** Runs a TypeScript entry point of this repository in its own process (the sim's and agent's CLIs). */
@@ -30,49 +32,87 @@ function runTs(entry: string, args: string[]): ChildProcess {
   });
 }
 
-function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    child.once('exit', () => {
-      clearTimeout(force);
-      resolve();
+/**
+ * Runs an entry point as a device of the floor: in its own process group, its output to `log` (a file, not a
+ * pipe this process owns), so it outlives a crash of the control plane as a real printer and agent would.
+ */
+async function runDevice(entry: string, args: string[], log: string): Promise<number> {
+  const out = await fs.open(log, 'w');
+  try {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', out.fd, out.fd],
     });
-    child.kill('SIGTERM');
-  });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${entry}`);
+    return child.pid;
+  } finally {
+    await out.close();
+  }
 }
 
-/** Starts firmware-sim (printer + scanner on ptys) and waits for the device paths it prints. */
-async function startSimulator(): Promise<{
-  child: ChildProcess;
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM, then SIGKILL after 5 s; resolves once the process is gone. */
+async function stopPid(pid: number): Promise<void> {
+  if (!alive(pid)) return;
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 5_000;
+  while (alive(pid)) {
+    if (Date.now() > deadline) {
+      process.kill(pid, 'SIGKILL');
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** What runs on the floor, kept in DATA_DIR so the next start finds it (`floor.json`). */
+interface FloorRecord {
+  simPid: number;
+  agentPid: number;
   printer: string;
   scanner: string;
   labelDir: string;
-}> {
-  const child = runTs('firmware-sim/src/cli.ts', ['--printer', 'pty', '--scanner', 'pty']);
-  child.stdin?.end();
-  const lines = readline.createInterface({ input: child.stdout! });
+  controlPlaneUrl: string;
+}
+
+/** Starts firmware-sim (printer + scanner on ptys) and waits for the device paths it prints. */
+async function startSimulator(
+  dir: string,
+): Promise<{ pid: number; printer: string; scanner: string; labelDir: string }> {
+  const log = path.join(dir, 'sim.log');
+  const pid = await runDevice('firmware-sim/src/cli.ts', ['--printer', 'pty', '--scanner', 'pty'], log);
   let printer = '';
   let scanner = '';
   let labelDir = '';
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error('the simulator did not print its device paths within 20 s')),
-      20_000,
-    );
-    child.once('exit', (code) => reject(new Error(`the simulator exited (${code}); is socat installed?`)));
-    lines.on('line', (line) => {
-      if (!line.startsWith('{')) return;
+  const deadline = Date.now() + 20_000;
+  while (!printer || !scanner) {
+    if (!alive(pid)) {
+      const text = await fs.readFile(log, 'utf8').catch(() => '');
+      throw new Error(`the simulator exited (${text.trim().split('\n').pop() ?? ''}); is socat installed?`);
+    }
+    if (Date.now() > deadline) {
+      await stopPid(pid);
+      throw new Error('the simulator did not print its device paths within 20 s');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    for (const line of (await fs.readFile(log, 'utf8')).split('\n')) {
+      if (!line.startsWith('{')) continue;
       const m = JSON.parse(line) as { device?: string; path?: string; labelDir?: string };
       if (m.device === 'printer') [printer, labelDir] = [m.path!, m.labelDir!];
       if (m.device === 'scanner') scanner = m.path!;
-      if (printer && scanner) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
-  return { child, printer, scanner, labelDir };
+    }
+  }
+  return { pid, printer, scanner, labelDir };
 }
 
 async function runToExit(child: ChildProcess, what: string): Promise<void> {
@@ -130,17 +170,43 @@ async function printLabels(call: ApiCaller, o: DemoFloorOptions, labelDir: strin
  * The simulated print floor of `npm start`: firmware-sim on ptys, one enrolled agent printing to it, and a
  * demo product whose labels go from job to SEALED. Everything talks to the control plane over HTTP and
  * MQTT, exactly as a real floor would; nothing here imports the agent or the simulator.
+ *
+ * The simulator and the agent run in their own process groups with their output in files (`sim.log`,
+ * `agent.log` beside `floor.json` in `DATA_DIR/demo-agent`), so a crash of the control plane leaves them
+ * running, as separate machines would be; the next start adopts a floor still alive. `stop()` (a graceful
+ * stop of `npm start`) stops them.
  */
 export async function startDemoFloor(o: DemoFloorOptions): Promise<DemoFloor> {
   const call = httpCaller(o.controlPlaneUrl);
-  const sim = await startSimulator();
-  const children: ChildProcess[] = [sim.child];
+  const dir = path.join(o.dataDir, 'demo-agent');
+  await fs.mkdir(dir, { recursive: true });
+  const recordFile = path.join(dir, 'floor.json');
+  const left = await fs
+    .readFile(recordFile, 'utf8')
+    .then((t) => JSON.parse(t) as FloorRecord)
+    .catch(() => null);
+  let record: FloorRecord;
+  if (left && alive(left.simPid) && alive(left.agentPid) && left.controlPlaneUrl === o.controlPlaneUrl) {
+    record = left;
+    o.log(
+      `  The print floor left running is adopted (simulator pid ${left.simPid}, agent pid ${left.agentPid}).`,
+    );
+  } else {
+    if (left) await Promise.all([stopPid(left.simPid), stopPid(left.agentPid)]);
+    record = await startFloor(call, o, dir);
+    await fs.writeFile(recordFile, JSON.stringify(record, null, 2));
+  }
   const stop = async () => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all([stopPid(record.simPid), stopPid(record.agentPid)]);
+    await fs.rm(recordFile, { force: true });
   };
+  return { stop, printing: printLabels(call, o, record.labelDir) };
+}
+
+/** Starts the simulator, enrolls an agent for it and starts the agent. */
+async function startFloor(call: ApiCaller, o: DemoFloorOptions, dir: string): Promise<FloorRecord> {
+  const sim = await startSimulator(dir);
   try {
-    const dir = path.join(o.dataDir, 'demo-agent');
-    await fs.mkdir(dir, { recursive: true });
     const config = path.join(dir, 'dpp-agent.json');
     await fs.writeFile(
       config,
@@ -183,15 +249,22 @@ export async function startDemoFloor(o: DemoFloorOptions): Promise<DemoFloor> {
       ]),
       'agent enroll',
     );
-    const agent = runTs('agent/src/cli.ts', ['run', '--config', config]);
-    children.push(agent);
-    agent.stderr?.resume();
-    agent.stdout?.resume();
+    const agentPid = await runDevice(
+      'agent/src/cli.ts',
+      ['run', '--config', config],
+      path.join(dir, 'agent.log'),
+    );
     o.log(`  Simulated printer ${sim.printer}, scanner ${sim.scanner}; agent enrolled as "demo-line".`);
-    await printLabels(call, o, sim.labelDir);
+    return {
+      simPid: sim.pid,
+      agentPid,
+      printer: sim.printer,
+      scanner: sim.scanner,
+      labelDir: sim.labelDir,
+      controlPlaneUrl: o.controlPlaneUrl,
+    };
   } catch (err) {
-    await stop();
+    await stopPid(sim.pid);
     throw err;
   }
-  return { stop };
 }
