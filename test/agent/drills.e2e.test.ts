@@ -4,9 +4,7 @@
  * or resumed within it), the control plane down for a while, the broker down. In each, every serial ends SEALED or in the re-print file, never lost, never
  * sealed twice (`checkOutcomes`).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   freePort,
@@ -25,33 +23,11 @@ import {
 } from './support/journey.js';
 import { checkOutcomes, failureReasons, waitFinished } from './support/outcomes.js';
 import { startProxy } from './support/proxy.js';
+import { agentProcess, kill } from './support/agent-process.js';
 
 /** Short leases and a busy reaper, so a dead agent's lease runs out within the test. */
 // 12 s: heartbeats (every lease / 3) keep up even on a loaded 2-core CI runner running suites in parallel.
 const AIDC_ENV = { AIDC_LEASE_SECONDS: '12', AIDC_REAPER_INTERVAL_MS: '250' };
-
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-
-/** `dpp-agent run` in its own process, to be killed for real. */
-function agentProcess(configFile: string): ChildProcess {
-  const log = process.env.AGENT_TEST_LOG;
-  return spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(repo, 'agent/src/cli.ts'), 'run', '--config', configFile],
-    {
-      cwd: repo,
-      env: { ...process.env, DPP_AGENT_LOG_LEVEL: log ?? 'silent' },
-      stdio: ['ignore', 'ignore', log ? 'inherit' : 'ignore'],
-    },
-  );
-}
-
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
 
 describe.each(testDialects())('failure drills (%s)', (dialect) => {
   let t: TestControlPlane;
