@@ -1,5 +1,6 @@
 /**
- * The crash drill of `npm start`, run from outside the code as an operator would: the demo floor prints 100
+ * The crash drill of `npm start` (SQLite, and PostgreSQL when TEST_DATABASE_URL is set), run from outside the
+ * code as an operator would: the demo floor prints 100
  * labels, the control plane is killed with SIGKILL mid-run and started again on the same data. The simulator
  * and the agent outlive it (as separate machines would), the new start adopts them, and every job ends
  * SEALED (or in the re-print file): no label printed twice, none sealed twice. A graceful stop then stops
@@ -10,8 +11,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort } from '@dpp/control-plane/testing';
+import { freePort, testDialects } from '@dpp/control-plane/testing';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const LABELS = 100;
@@ -66,14 +69,31 @@ async function labelsOut(dataDir: string): Promise<{ content: string; void: bool
     .map((l) => JSON.parse(l) as { content: string; void: boolean });
 }
 
-describe('npm start: the control plane killed mid-run', () => {
+/** A schema of its own in the test database, as `DATABASE_URL` (node-postgres reads `options`). */
+async function pgSchemaUrl(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const run = async (sql: string) => {
+    const c = new pg.Client({ connectionString: base });
+    await c.connect();
+    await c.query(sql);
+    await c.end();
+  };
+  await run(`create schema ${schema}`);
+  const url = `${base}${base.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  return { url, drop: () => run(`drop schema if exists ${schema} cascade`) };
+}
+
+describe.each(testDialects())('npm start on %s: the control plane killed mid-run', (dialect) => {
   const running: Started[] = [];
   let dataDir = '';
   let floorPids: number[] = [];
+  let dropSchema: (() => Promise<void>) | null = null;
   afterAll(async () => {
     for (const s of running) s.child.kill('SIGKILL');
     for (const pid of floorPids) if (alive(pid)) process.kill(pid, 'SIGKILL');
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await dropSchema?.();
   });
 
   it(
@@ -81,7 +101,14 @@ describe('npm start: the control plane killed mid-run', () => {
     { timeout: 300_000 },
     async () => {
       dataDir = await mkdtemp(path.join(os.tmpdir(), 'dpp-demo-crash-'));
+      const database: Record<string, string> = {};
+      if (dialect === 'postgres') {
+        const schema = await pgSchemaUrl();
+        dropSchema = schema.drop;
+        database.DATABASE_URL = schema.url;
+      }
       const env = {
+        ...database,
         PORT: String(await freePort()),
         MQTT_PORT: String(await freePort()),
         DATA_DIR: dataDir,
