@@ -1,10 +1,9 @@
 /**
  * The crash drill of `npm start` (SQLite, and PostgreSQL when TEST_DATABASE_URL is set), run from outside the
- * code as an operator would: the demo floor prints 100
- * labels, the control plane is killed with SIGKILL mid-run and started again on the same data. The simulator
- * and the agent outlive it (as separate machines would), the new start adopts them, and every job ends
- * SEALED (or in the re-print file): no label printed twice, none sealed twice. A graceful stop then stops
- * the floor too.
+ * code as an operator would: the demo floor prints 100 labels, the control plane is killed with SIGKILL
+ * mid-run and started again on the same data. The simulator and the agent outlive it (as separate machines
+ * would), the new start adopts them, and every job ends SEALED (or in the re-print file): no label printed
+ * twice, none sealed twice. A graceful stop then stops the floor too.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
