@@ -10,6 +10,7 @@ import { RateLimiter } from './http/rate-limit.js';
 import { requestLog } from './http/request-log.js';
 import type { RouteDef } from './http/route.js';
 import type { Logger } from './logging/logger.js';
+import type { Mailer } from './mail/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { outboxBacklog } from './outbox/index.js';
 import type { SecretBox, Store } from './store/index.js';
@@ -61,6 +62,8 @@ export interface AppServices {
   aidc?: AidcRouteDeps;
   /** Asks the outbox dispatcher for a pass now (after a write that may have queued side effects). */
   wakeOutbox?: () => void;
+  /** Sends the few emails there are (sign-up). */
+  mailer: Mailer;
 }
 
 export interface BuiltApp {
@@ -144,7 +147,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(metrics.middleware());
   app.use(publicCors());
   app.use(
-    webRouter({ store, config, log, onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id) }),
+    webRouter({
+      store,
+      config,
+      log,
+      mailer: deps.services.mailer,
+      onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id),
+    }),
   );
   const api = express.Router({ caseSensitive: true });
   const limiter = new RateLimiter(config.rateLimits, now);

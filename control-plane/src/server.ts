@@ -28,6 +28,7 @@ import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { RateShare } from './http/rate-share.js';
 import { IngestWorker } from './ingest/index.js';
 import { createLogger, type Logger } from './logging/logger.js';
+import { type Mailer, logMailer } from './mail/index.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
 import { schemaRegistry } from './schemas/index.js';
@@ -70,6 +71,8 @@ export interface StartOptions {
    * did:key signer by default; tests hand in faulty ones).
    */
   passports?: { start?: boolean; signer?: CredentialSigner; pollMs?: number };
+  /** Where email goes (a log line per message by default: there is no mail system yet). */
+  mailer?: Mailer;
 }
 
 /** Starts the whole control plane from a configuration. The composition root of the service. */
@@ -146,6 +149,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       result: { db: store.db, port: printLoop, idempotencyTtlHours: config.idempotencyTtlHours, now },
     },
     wakeOutbox: () => dispatcher.wakeIfWritten(),
+    mailer: options.mailer ?? logMailer(log),
   };
 
   let shuttingDown = false;

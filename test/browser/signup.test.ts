@@ -70,6 +70,16 @@ describe('the identity pages in headless Chromium', () => {
     await page.getByLabel(/Sandbox workspace \(30 days\)/).check();
     const signedUp = await submit(page, 'Create workspace');
     expect(signedUp.status()).toBe(303);
+    // Sign-up never signs in (a taken email must answer the same): it sends the new owner to sign in.
+    expect(new URL(page.url()).pathname).toBe('/signin');
+    expect(await page.getByRole('status').innerText()).toContain(
+      'We sent a message to the address you entered',
+    );
+    expect(t.mail.map((m) => [m.to, m.subject])).toEqual([[EMAIL, 'Your DPP workspace is ready']]);
+    await shot(page, 'signup-sent');
+    await page.getByLabel('Email').fill(EMAIL);
+    await page.getByLabel('Password').fill(PASSWORD);
+    expect((await submit(page, 'Sign in')).status()).toBe(303);
     expect(new URL(page.url()).pathname).toBe('/settings');
     const workspace = await page.getByRole('region', { name: 'Workspace' }).innerText();
     expect(workspace).toMatch(/Acme Labels/);

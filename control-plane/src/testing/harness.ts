@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { loadConfig, type Config } from '../config/index.js';
+import type { MailMessage } from '../mail/index.js';
 import { startControlPlane, type ControlPlane, type StartOptions } from '../server.js';
 import type { SeedFile } from '../tenants/index.js';
 
@@ -43,6 +44,8 @@ export interface TestControlPlane {
   dataDir: string;
   /** `sandbox` is a live (unexpired) sandbox workspace on the mid_market tier. */
   tenants: { a: SeededTenant; b: SeededTenant; expired: SeededTenant; sandbox: SeededTenant };
+  /** Every email the control plane sent, oldest first (kept here instead of logged). */
+  mail: MailMessage[];
   /** Fetch against the control plane with a bearer key and JSON body. */
   call(method: string, path: string, opts?: CallOptions): Promise<CallResult>;
   /**
@@ -154,9 +157,11 @@ export async function startTestControlPlane(
     ...options.env,
   });
   const config: Config = { ...loaded, ...options.config };
+  const mail: MailMessage[] = [];
   const startOn = (o: RestartOptions) =>
     startControlPlane(config, {
       store: dialect === 'postgres' ? { pgSchema: schema } : {},
+      mailer: { send: async (message) => void mail.push(message) },
       ...(options.now ? { now: options.now } : {}),
       ...(o.webhooks ? { webhooks: o.webhooks } : {}),
       ...(o.outbox ? { outbox: o.outbox } : {}),
@@ -188,6 +193,7 @@ export async function startTestControlPlane(
     dialect,
     dataDir: dir,
     tenants,
+    mail,
     call,
     restart: async (o = {}) => {
       await cp.close();

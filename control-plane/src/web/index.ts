@@ -1,6 +1,7 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { Mailer } from '../mail/index.js';
 import type { Store } from '../store/index.js';
 import { html } from './html.js';
 import { seeOther, sendPage } from './layout.js';
@@ -14,6 +15,7 @@ export interface WebDeps {
   store: Store;
   config: Config;
   log: Logger;
+  mailer: Mailer;
   /** Closes a revoked device's MQTT session. */
   onDeviceRevoked?: (deviceId: string) => void;
 }

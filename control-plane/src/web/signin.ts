@@ -6,13 +6,26 @@ import type { WebDeps } from './index.js';
 import { seeOther, sendPage } from './layout.js';
 import { clearSessionCookie, currentSession, endSession, setSessionCookie } from './session.js';
 
-function renderSignin(res: Response, status: number, email: string, errors: FieldErrors = {}): void {
+/** Fixed messages a redirect may name; the query string never carries free text. */
+const NOTICES: Readonly<Record<string, string>> = {
+  // The same words whether the sign-up created a workspace or found the email taken (see signup.ts).
+  'signed-up':
+    'Thanks. We sent a message to the address you entered. To continue, sign in with that email and your password.',
+};
+
+function renderSignin(
+  res: Response,
+  status: number,
+  email: string,
+  errors: FieldErrors = {},
+  notice?: string,
+): void {
   sendPage(res, {
     status,
     title: 'Sign in',
     main: html`<section class="card narrow" aria-labelledby="h">
       <h1 id="h">Sign in</h1>
-      ${errorSummary(errors)}
+      ${notice ? html`<div class="alert good" role="status">${notice}</div>` : ''} ${errorSummary(errors)}
       <form method="post" action="/signin" novalidate>
         ${input(
           {
@@ -46,7 +59,9 @@ export function signinPage(deps: WebDeps) {
   const { db } = deps.store;
   return async (req: Request, res: Response): Promise<void> => {
     if (await currentSession(db, req)) return seeOther(res, '/settings');
-    renderSignin(res, 200, '');
+    const name = req.query.notice;
+    const notice = typeof name === 'string' && Object.hasOwn(NOTICES, name) ? NOTICES[name] : undefined;
+    renderSignin(res, 200, '', {}, notice);
   };
 }
 

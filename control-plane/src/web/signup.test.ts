@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { FormClient, visibleText } from './test-client.js';
+import { FormClient, visibleText, type PageResponse } from './test-client.js';
 
 const CSP =
   "default-src 'none'; style-src 'self' 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -38,9 +38,18 @@ describe.each(testDialects())('sign-up and sign-in pages (%s)', (dialect) => {
     expect((await c.get('/signin')).headers.get('location')).toBe('/settings');
   });
 
-  it('creates a free tenant and its owner, sets a safe session cookie and lands on settings', async () => {
+  it('creates a free tenant and its owner, who then signs in with a safe session cookie', async () => {
     const c = new FormClient(t.url);
-    const res = await c.signUp({ workspaceName: 'Acme Labels', email: email() });
+    const address = email();
+    const signedUp = await c.post('/signup', {
+      workspaceName: 'Acme Labels',
+      email: address,
+      password: 'p4ssw0rd-typed',
+    });
+    expect(signedUp.status).toBe(303);
+    expect(signedUp.headers.get('location')).toBe('/signin?notice=signed-up');
+    expect(c.cookie).toBeUndefined(); // signing up never signs in: a taken email must answer the same
+    const res = await c.post('/signin', { email: address, password: 'p4ssw0rd-typed' });
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/settings');
     const cookie = res.headers.getSetCookie().find((l) => l.startsWith('dpp_session='));
@@ -100,18 +109,68 @@ describe.each(testDialects())('sign-up and sign-in pages (%s)', (dialect) => {
     expect(res.text).toMatch(/id="f-email"[^>]*aria-invalid="true"/);
   });
 
-  it('refuses an email that already has an account with 409 next to the email field', async () => {
-    const address = email();
-    await new FormClient(t.url).signUp({ workspaceName: 'First', email: address });
-    const res = await new FormClient(t.url).signUp({ workspaceName: 'Second', email: address.toUpperCase() });
-    expect(res.status).toBe(409);
-    expect(res.text).toContain('id="f-email-error">An account with this email already exists');
-    const tenants = await t.cp.store.db
+  it('answers a taken email exactly as a new one, changes nothing, and mails the owner instead', async () => {
+    const taken = email();
+    const fresh = email();
+    const signup = (workspaceName: string, address: string, password: string) =>
+      new FormClient(t.url).post('/signup', { workspaceName, email: address, password });
+    /** What a browser can observe of an answer; only the date and the correlation id may differ. */
+    const observed = (res: PageResponse) => {
+      const headers = Object.fromEntries(
+        [...res.headers].filter(([name]) => name !== 'date' && name !== 'x-correlation-id'),
+      );
+      return { status: res.status, headers, cookies: res.headers.getSetCookie(), body: res.text };
+    };
+    const owner = () =>
+      t.cp.store.db
+        .selectFrom('users')
+        .select(['id', 'tenant_id', 'password_hash'])
+        .where('email', '=', taken)
+        .execute();
+
+    const first = await signup('First', taken, 'the owner password');
+    const before = await owner();
+    const again = await signup('Second', ` ${taken.toUpperCase()} `, 'an intruder password');
+    const other = await signup('Third', fresh, 'a third password');
+
+    expect(first.status).toBe(303);
+    expect(first.headers.get('location')).toBe('/signin?notice=signed-up');
+    expect(observed(again)).toEqual(observed(first));
+    expect(observed(other)).toEqual(observed(first));
+
+    expect(before).toHaveLength(1);
+    expect(await owner()).toEqual(before);
+    const second = await t.cp.store.db
       .selectFrom('tenants')
       .select('id')
       .where('name', '=', 'Second')
       .execute();
-    expect(tenants).toHaveLength(0);
+    expect(second).toHaveLength(0);
+
+    const mail = t.mail.filter((m) => m.to === taken);
+    expect(mail.map((m) => m.subject)).toEqual([
+      'Your DPP workspace is ready',
+      'Someone tried to sign up with your email address',
+    ]);
+    expect(mail[1]!.text).toMatch(/Nothing was created[\s\S]* https?:\/\/\S+\/signin\n/);
+    for (const typed of ['the owner password', 'an intruder password', 'Second']) {
+      expect(mail.map((m) => m.text).join('\n')).not.toContain(typed);
+    }
+    expect(t.mail.filter((m) => m.to === fresh).map((m) => m.subject)).toEqual([
+      'Your DPP workspace is ready',
+    ]);
+
+    const c = new FormClient(t.url);
+    expect((await c.post('/signin', { email: taken, password: 'an intruder password' })).status).toBe(401);
+    expect((await c.post('/signin', { email: taken, password: 'the owner password' })).status).toBe(303);
+  });
+
+  it('points a sign-up to the sign-in page with one notice, whoever the address belongs to', async () => {
+    const page = await new FormClient(t.url).get('/signin?notice=signed-up');
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/role="status">Thanks\. We sent a message to the address you entered/);
+    const plain = await new FormClient(t.url).get('/signin?notice=%3Cb%3Eanything');
+    expect(plain.text).not.toContain('role="status"');
   });
 
   it.each([

@@ -1,9 +1,10 @@
 import type { Request, Response } from 'express';
-import { EmailTakenError, checkSignup, openSession, signUp, type SignupInput } from '../tenants/index.js';
+import type { MailMessage } from '../mail/index.js';
+import { EmailTakenError, checkSignup, signUp, type SignupInput } from '../tenants/index.js';
 import { errorSummary, formString, input, type FieldErrors } from './forms.js';
 import { html } from './html.js';
 import { seeOther, sendPage } from './layout.js';
-import { currentSession, endSession, setSessionCookie } from './session.js';
+import { clearSessionCookie, currentSession, endSession } from './session.js';
 import type { WebDeps } from './index.js';
 
 export const SANDBOX_DAYS = 30;
@@ -84,9 +85,47 @@ export function signupPage(deps: WebDeps) {
   };
 }
 
-/** Creates the tenant and its owner in one transaction, then signs the owner in. */
+/** Where every accepted sign-up is sent, whether its email was new or already had an account. */
+const SIGNED_UP = '/signin?notice=signed-up';
+
+/*
+ * The mails carry no text from the form (not even the workspace name), so the sign-up form cannot be
+ * used to send chosen words to any address.
+ */
+function welcomeMail(to: string, baseUrl: string): MailMessage {
+  return {
+    to,
+    subject: 'Your DPP workspace is ready',
+    text: [
+      'A workspace was created with this email address as its owner.',
+      `Sign in to continue: ${baseUrl}/signin`,
+      'If this was not you, contact support and we will remove it.',
+    ].join('\n\n'),
+  };
+}
+
+function emailTakenMail(to: string, baseUrl: string): MailMessage {
+  return {
+    to,
+    subject: 'Someone tried to sign up with your email address',
+    text: [
+      'Someone tried to create a new workspace with this email address, which already has an account.',
+      'Nothing was created and nothing about your account was changed.',
+      `If it was you, sign in with your existing password: ${baseUrl}/signin`,
+      'If it was not you, you can ignore this message.',
+    ].join('\n\n'),
+  };
+}
+
+/**
+ * Creates the tenant and its owner in one transaction; when the email already has an account it
+ * changes nothing and mails that account's owner instead. Both cases answer alike (303 to the sign-in
+ * page with one notice, no session), so the form does not reveal which addresses have accounts (OWASP
+ * ASVS 5.0 V6.3.8). That is why a new owner signs in after signing up rather than being signed in.
+ */
 export function signupSubmit(deps: WebDeps) {
   const { db } = deps.store;
+  const base = deps.config.publicBaseUrl;
   return async (req: Request, res: Response): Promise<void> => {
     const form: SignupForm = {
       workspaceName: formString(req, 'workspaceName'),
@@ -104,19 +143,28 @@ export function signupSubmit(deps: WebDeps) {
       const errors = Object.fromEntries(problems.map((p) => [p.field, p.message]));
       return renderSignup(res, 400, form, errors);
     }
-    let created: Awaited<ReturnType<typeof signUp>>;
+    const fields = { module: 'web', correlationId: req.correlationId };
+    const to = form.email.toLowerCase();
+    let mail: MailMessage;
     try {
-      created = await signUp(db, signup);
+      // signUp hashes the password before it looks at the email, so a taken email costs the same scrypt.
+      const created = await signUp(db, signup);
+      deps.log.info({ ...fields, tenant: created.tenant.id }, 'workspace signed up');
+      mail = welcomeMail(to, base);
     } catch (err) {
       if (!(err instanceof EmailTakenError)) throw err;
-      return renderSignup(res, 409, form, { email: err.message });
+      deps.log.info(fields, 'sign-up with a taken email: nothing created, owner told by mail');
+      mail = emailTakenMail(to, base);
     }
+    try {
+      await deps.mailer.send(mail);
+    } catch (err) {
+      // A mail that fails must not change the answer: that would tell which of the two mails it was.
+      deps.log.warn({ ...fields, err }, 'sign-up mail not sent');
+    }
+    // Ends any earlier session in both cases, so the sign-in page shows the notice instead of settings.
     await endSession(db, req);
-    setSessionCookie(res, deps.config, await openSession(db, created.userId, created.tenant.id));
-    deps.log.info(
-      { module: 'web', tenant: created.tenant.id, correlationId: req.correlationId },
-      'workspace signed up',
-    );
-    seeOther(res, '/settings');
+    clearSessionCookie(res, deps.config);
+    seeOther(res, SIGNED_UP);
   };
 }

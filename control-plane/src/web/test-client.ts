@@ -31,14 +31,20 @@ export class FormClient {
     return this.send(path, { method: 'POST', headers, body: body.toString() });
   }
 
-  /** Signs up a new workspace and keeps its session. */
+  /**
+   * Signs up a new workspace, then signs in with it as a person does after the sign-up page (which
+   * never signs in: see signup.ts). Returns the sign-in answer, which carries the session cookie.
+   */
   async signUp(fields: { workspaceName: string; email: string; password?: string; sandbox?: boolean }) {
-    return this.post('/signup', {
+    const password = fields.password ?? 'correct horse battery';
+    const signedUp = await this.post('/signup', {
       workspaceName: fields.workspaceName,
       email: fields.email,
-      password: fields.password ?? 'correct horse battery',
+      password,
       ...(fields.sandbox ? { sandbox: 'on' } : {}),
     });
+    if (signedUp.status !== 303) throw new Error(`sign-up answered ${signedUp.status}`);
+    return this.post('/signin', { email: fields.email, password });
   }
 
   /** The CSRF token of the settings page. */
