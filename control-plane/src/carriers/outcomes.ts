@@ -64,7 +64,11 @@ export async function applyOutcomes(
   // Map.set keeps a key's first position and takes its last value: last write wins, stable order.
   const last = new Map<string, OutcomeInput>();
   for (const r of results) last.set(r.serial, r);
-  const candidates = [...last.keys()].filter(looksAllocated).map(Number);
+  // Ascending, so concurrent reports lock their serials in one order (see lookupSerials).
+  const candidates = [...last.keys()]
+    .filter(looksAllocated)
+    .map(Number)
+    .sort((a, b) => a - b);
   const known = new Map<string, SerialRow>();
   for (let i = 0; i < candidates.length; i += LOOKUP_CHUNK) {
     for (const r of await lookupSerials(trx, meta.tenantId, candidates.slice(i, i + LOOKUP_CHUNK))) {

@@ -290,6 +290,27 @@ describe.each(testDialects())('POST /carriers/print-status (%s)', (dialect) => {
     expect(none.body.epcisBody.queryResults.resultsBody.eventList).toEqual([]);
   });
 
+  it('commissions a serial once when several reports of it as printed arrive at the same moment', async () => {
+    // Different devices, so each report is its own batch (no idempotent replay between them). Before the
+    // serial rows were locked, each transaction read the serial as not yet printed and commissioned it.
+    for (let round = 0; round < 3; round++) {
+      const [serial, other] = await serialsOf(2);
+      const answers = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          report([
+            { serial: other!, status: 'printed', deviceId: `zt-${i}` },
+            { serial: serial!, status: 'printed', deviceId: `zt-${i}` },
+          ]),
+        ),
+      );
+      expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200));
+      for (const s of [serial!, other!]) {
+        const epc = encodeURIComponent(sgtinPureIdentityUri(product.gtin, s, 7));
+        const events = await t.call('GET', `/api/v2/epcis/events?bizStep=commissioning&epc=${epc}`, { key });
+        expect(events.body.epcisBody.queryResults.resultsBody.eventList).toHaveLength(1);
+      }
+    }
+  });
   it('takes at most 1,000 results and validates each', async () => {
     const many = Array.from({ length: 1_001 }, (_, i): Result => ({
       serial: String(i + 1),

@@ -18,7 +18,13 @@ export interface SerialRow {
   cpl: number;
 }
 
-/** The tenant's serials among these numbers, with their product's company prefix length. */
+/**
+ * The tenant's serials among these numbers, with their product's company prefix length. On PostgreSQL the
+ * rows are locked (FOR UPDATE) until the transaction ends, so what a report decides from print_status
+ * ("newly printed, so commissioned") holds until it commits: a concurrent report of the same serial waits,
+ * then reads the committed outcome. Callers pass numbers in ascending order, so two reports lock in the
+ * same order and never deadlock.
+ */
 export async function lookupSerials(
   trx: Db,
   tenantId: string,
@@ -31,7 +37,7 @@ export async function lookupSerials(
       from unnest(${[...seqs]}::bigint[]) as x(seq)
       cross join lateral (
         select c.serial, c.gtin, c.product_id, c.print_status from carrier_serials c
-        where c.tenant_id = ${tenantId} and c.seq = x.seq limit 1
+        where c.tenant_id = ${tenantId} and c.seq = x.seq limit 1 for update
       ) s
       join products p on p.id = s.product_id`.execute(trx);
     return res.rows;
