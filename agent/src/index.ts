@@ -3,7 +3,7 @@
  */
 export * from './errors.js';
 export * from './log.js';
-export * from './events.js';
+export { TypedEvents, type EventMap } from '@dpp/shared';
 export * from './config/index.js';
 export * from './identity/index.js';
 export * from './api/index.js';

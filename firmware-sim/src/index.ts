@@ -22,5 +22,5 @@ export { PtyTransport, TcpTransport } from './transports/index.js';
 export type { LabelRenderer, LabelSize } from './render/index.js';
 export { SimError, type SimErrorCode } from './errors.js';
 export { jsonLineLogger, silentLogger, type SimLogger } from './log.js';
-export { TypedEvents } from './events.js';
+export { TypedEvents } from '@dpp/shared';
 export { openHostLink, type HostLink } from './testing/host-link.js';

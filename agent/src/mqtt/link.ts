@@ -14,8 +14,8 @@ import {
   type Presence,
   type PrinterStatusMessage,
   type WorkNotice,
+  TypedEvents,
 } from '@dpp/shared';
-import { TypedEvents } from '../events.js';
 import type { TokenSource } from '../identity/index.js';
 import type { Logger } from '../log.js';
 import { backoffMs } from '../util/time.js';

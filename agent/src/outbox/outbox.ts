@@ -11,11 +11,10 @@
  *   recorded on the row, never retried, and settle whoever waits for it.
  */
 import { randomUUID } from 'node:crypto';
-import type { ResultState } from '@dpp/shared';
+import { type ResultState, TypedEvents } from '@dpp/shared';
 import type { ResultBody } from '../api/index.js';
 import { isTransient } from '../api/index.js';
 import { AgentError, toAgentError } from '../errors.js';
-import { TypedEvents } from '../events.js';
 import type { Logger } from '../log.js';
 import type { AgentDatabase } from '../store/index.js';
 import { backoffMs, deferred, type Deferred } from '../util/time.js';

@@ -13,7 +13,7 @@ import {
 } from '../console/index.js';
 import { remoteJwks, verifyEnvelope } from '../envelope/index.js';
 import { AgentError } from '../errors.js';
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import {
   AGENT_VERSION,
   TokenClient,

@@ -4,7 +4,7 @@
  */
 import { SerialPort } from 'serialport';
 import { AgentError } from '../errors.js';
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import type { ByteLink, LinkEvents } from './types.js';
 
 export interface SerialLinkOptions {

@@ -1,7 +1,7 @@
 /** A raw TCP line (port 9100 on label printers), connected lazily and reconnected after a drop. */
 import net from 'node:net';
 import { AgentError } from '../errors.js';
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import type { ByteLink, LinkEvents } from './types.js';
 
 export interface TcpLinkOptions {

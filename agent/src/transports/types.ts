@@ -4,7 +4,7 @@
  * lines (`ByteLink`): the printer answers status queries and `^HV` on them. CUPS and a spool folder are
  * one-way: bytes go out, nothing comes back.
  */
-import type { TypedEvents } from '../events.js';
+import type { TypedEvents } from '@dpp/shared';
 
 export type TransportKind = 'serial' | 'tcp' | 'cups' | 'spool';
 

@@ -14,7 +14,7 @@
  *   (a cable pulled, or the host's end dying, right after a print).
  * The slow line is {@link FaultController.setBaudRate}: real pacing of both directions.
  */
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import { SimError } from '../errors.js';
 
 export const PRINTER_CONDITIONS = ['paperOut', 'ribbonOut', 'headOpen', 'paused'] as const;

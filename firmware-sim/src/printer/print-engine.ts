@@ -3,8 +3,7 @@
  * label is rendered (VOID over it when the tag write failed, smeared when smudged, with other QR data
  * on a wrong-content fault), stored, and the `^HV` answers go back to the host that sent the format.
  */
-import { formatHostVerification } from '@dpp/shared';
-import type { TypedEvents } from '../events.js';
+import { formatHostVerification, type TypedEvents } from '@dpp/shared';
 import type { SimLogger } from '../log.js';
 import { printableZpl } from '../render/printable-zpl.js';
 import { smudgePng } from '../render/smudge.js';

@@ -11,8 +11,8 @@ import {
   type HostStatusSerialSettings,
   type HqesStatus,
   type ZplCommand,
+  TypedEvents,
 } from '@dpp/shared';
-import { TypedEvents } from '../events.js';
 import type { FaultController } from '../faults/faults.js';
 import type { SimLogger } from '../log.js';
 import type { LabelRenderer } from '../render/zpl-renderer.js';

@@ -8,9 +8,9 @@ import {
   printerStatusFromHostStatus,
   type PrinterStatus,
   type RfidErrorHandling,
+  type TypedEvents,
 } from '@dpp/shared';
 import { SimError } from '../errors.js';
-import type { TypedEvents } from '../events.js';
 import { defaultWrongContent } from '../faults/wrong-content.js';
 import { FaultController, type FaultControl } from '../faults/faults.js';
 import { silentLogger, type SimLogger } from '../log.js';

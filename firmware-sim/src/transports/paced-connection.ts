@@ -1,5 +1,5 @@
 /** A {@link DeviceConnection} decorator that paces both directions at the line's baud rate. */
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import type { Clock } from './clock.js';
 import { Pacer } from './pacer.js';
 import type { ConnectionEvents, DeviceConnection } from './types.js';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SerialPort } from 'serialport';
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import { silentLogger, type SimLogger } from '../log.js';
 import { startSocatPair, type SocatPair } from './socat.js';
 import type {

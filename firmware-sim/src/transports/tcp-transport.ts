@@ -4,7 +4,7 @@
  * reconnect.
  */
 import { createServer, type Server, type Socket } from 'node:net';
-import { TypedEvents } from '../events.js';
+import { TypedEvents } from '@dpp/shared';
 import { silentLogger, type SimLogger } from '../log.js';
 import type {
   ConnectionEvents,

@@ -3,7 +3,7 @@
  * see {@link DeviceConnection}s, whether the bytes travel over a pty made by socat, a TCP socket, or
  * a test fake handed in through the options.
  */
-import type { TypedEvents } from '../events.js';
+import type { TypedEvents } from '@dpp/shared';
 
 /** Events of one connection. */
 export type ConnectionEvents = {

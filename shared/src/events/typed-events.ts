@@ -1,6 +1,12 @@
 /**
- * A typed event bus: every emitter declares its event map, and a listener that throws is logged
- * and contained, never allowed to break the device (STYLE principle 9).
+ * A typed event emitter: every emitter declares its event map, and one listener's throw is handed to
+ * `onListenerError` and contained, never breaking the emitter or the other listeners (STYLE principle 9).
+ *
+ * @example
+ * const events = new TypedEvents<{ line: [text: string] }>((event, err) => log.warn({ event, err }));
+ * const off = events.on('line', (text) => console.log(text));
+ * events.emit('line', 'hello');
+ * off();
  */
 
 /** Map from event name to the tuple of its arguments. */
@@ -34,6 +40,7 @@ export class TypedEvents<M extends EventMap> {
   }
 
   emit<K extends keyof M>(event: K, ...args: M[K]): void {
+    // A copy: a listener may unsubscribe itself (once) while we iterate.
     for (const listener of [...(this.listeners.get(event) ?? [])]) {
       try {
         (listener as Listener<M[K]>)(...args);
