@@ -12,6 +12,7 @@ import type { AgentConfig, PrinterConfig } from '../config/index.js';
 import { toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { printerStateOf, type PrinterDriver } from '../printers/index.js';
+import { WakeableSleep } from '../util/time.js';
 import type { JournalEntry } from './journal.js';
 import { isLeaseLost } from './lease.js';
 import { JobRun, sentBefore, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
@@ -51,8 +52,7 @@ export interface PrinterWorkerOptions {
 export class PrinterWorker {
   private running = false;
   private loop: Promise<void> | null = null;
-  private wakeUp: (() => void) | null = null;
-  private woken = false;
+  private readonly sleeper = new WakeableSleep();
   private nextClaimAt = 0;
   /**
    * When the last claim found nothing (null while there may be work): the next poll is due the poll interval
@@ -118,8 +118,7 @@ export class PrinterWorker {
   /** Claim now (a work notice, the broker came back). */
   wake(): void {
     this.nextClaimAt = 0;
-    this.woken = true;
-    this.wakeUp?.();
+    this.sleeper.wake();
   }
 
   /** Stops claiming; a job in progress is cancelled (FAILED agent_stopped) unless `finishJob`. */
@@ -160,25 +159,6 @@ export class PrinterWorker {
     this.opts.onView(this.view());
   }
 
-  private async sleep(ms: number): Promise<void> {
-    if (this.woken) {
-      this.woken = false;
-      return;
-    }
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = null;
-        done();
-      };
-    });
-    this.woken = false;
-  }
-
   private async ready(): Promise<boolean> {
     if (!this.opts.driver.twoWay) return true;
     try {
@@ -204,7 +184,7 @@ export class PrinterWorker {
       const ready = await this.ready();
       if (!ready) {
         wasReady = false;
-        await this.sleep(poll.notReadyRetryMs);
+        await this.sleeper.sleep(poll.notReadyRetryMs);
         continue;
       }
       if (!wasReady) this.nextClaimAt = 0; // back from paper out, a pause...: work may be waiting
@@ -214,7 +194,7 @@ export class PrinterWorker {
       const now = this.opts.now();
       if (now < this.nextClaimAt) {
         // Between claims the printer's status is still watched, for the console and MQTT.
-        await this.sleep(Math.min(poll.statusIntervalMs, this.nextClaimAt - now));
+        await this.sleeper.sleep(Math.min(poll.statusIntervalMs, this.nextClaimAt - now));
         continue;
       }
       let claimed: Claimed | null;
@@ -281,7 +261,7 @@ export class PrinterWorker {
           return journal.step(entry.attemptId, 'abandoned', true);
         }
         this.log.warn({ jobRef: entry.jobRef, err: e.message }, 'cannot resume yet; asking again');
-        await this.sleep(Math.min(this.opts.poll.intervalMs, 1000));
+        await this.sleeper.sleep(Math.min(this.opts.poll.intervalMs, 1000));
       }
     }
   }

@@ -17,7 +17,7 @@ import { isTransient } from '../api/index.js';
 import { AgentError, toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { AgentDatabase } from '../store/index.js';
-import { backoffMs, deferred, type Deferred } from '../util/time.js';
+import { WakeableSleep, backoffMs, deferred, type Deferred } from '../util/time.js';
 import {
   countByState,
   getRow,
@@ -85,7 +85,7 @@ export class Outbox {
   readonly events: TypedEvents<OutboxEvents>;
   private readonly waiters = new Map<number, Deferred<Settlement>[]>();
   private readonly now: () => number;
-  private wakeUp: (() => void) | null = null;
+  private readonly idle = new WakeableSleep();
   private loop: Promise<void> | null = null;
   private stopping = false;
   private pauseUntil = 0;
@@ -164,7 +164,7 @@ export class Outbox {
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.idle.wake();
   }
 
   /** The control plane answered something else (a claim): try every waiting row now, not after its backoff. */
@@ -183,26 +183,12 @@ export class Outbox {
       const due = heads.filter((h) => h.next_try_at <= now && this.pauseUntil <= now);
       if (due.length === 0) {
         const next = heads.reduce((m, h) => Math.min(m, Math.max(h.next_try_at, this.pauseUntil)), Infinity);
-        await this.idle(next === Infinity ? 60_000 : Math.max(1, next - now));
+        await this.idle.sleep(next === Infinity ? 60_000 : Math.max(1, next - now));
         continue;
       }
       await Promise.all(due.slice(0, this.opts.concurrency ?? 8).map((row) => this.deliver(row)));
       if (++this.deliveries % 200 === 0) pruneSettled(this.opts.db, this.opts.keepSettled ?? 5000);
     }
-  }
-
-  private idle(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = null;
-        done();
-      };
-    });
   }
 
   private async deliver(row: OutboxRow): Promise<void> {

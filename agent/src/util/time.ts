@@ -21,6 +21,37 @@ export function abortReason(signal: AbortSignal): unknown {
   return signal.reason instanceof Error ? signal.reason : new AgentError('JOB_ABORTED', 'aborted');
 }
 
+/**
+ * A sleep that `wake()` cuts short. A wake-up while nobody sleeps is kept, and the next sleep returns at
+ * once: a work notice that lands while a loop is busy is not lost.
+ */
+export class WakeableSleep {
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+
+  async sleep(ms: number): Promise<void> {
+    if (!this.woken) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, ms);
+        function done() {
+          clearTimeout(timer);
+          resolve();
+        }
+        this.wakeUp = () => {
+          this.wakeUp = null;
+          done();
+        };
+      });
+    }
+    this.woken = false;
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+}
+
 /** A promise with its resolve/reject exposed. */
 export interface Deferred<T> {
   promise: Promise<T>;
