@@ -3,6 +3,7 @@ import type { LabelTemplate } from '@dpp/shared';
 import { WORK_NOTICE_TOPIC } from '../broker/index.js';
 import { recordAudit } from '../audit/index.js';
 import { ApiError } from '../http/api-error.js';
+import { type Page, toPage } from '../http/paging.js';
 import type { Actor } from '../http/principal.js';
 import { enqueueOutbox } from '../outbox/index.js';
 import type { Db, PrintJobTable } from '../store/index.js';
@@ -202,10 +203,7 @@ export class JobService {
     return { ...jobView(row), attempts: attempts.map(attemptView), evidence: evidence.map(evidenceView) };
   }
 
-  async list(
-    tenantId: string,
-    q: ListJobsQuery,
-  ): Promise<{ data: JobView[]; hasMore: boolean; nextCursor: string | null }> {
+  async list(tenantId: string, q: ListJobsQuery): Promise<Page<JobView>> {
     let query = this.db.selectFrom('print_jobs').selectAll().where('tenant_id', '=', tenantId);
     if (q.state) query = query.where('state', '=', q.state);
     if (q.deviceId) query = query.where('device_id', '=', q.deviceId);
@@ -216,9 +214,8 @@ export class JobService {
       .orderBy('job_ref', 'desc')
       .limit(q.limit + 1)
       .execute();
-    const page = rows.slice(0, q.limit);
-    const hasMore = rows.length > q.limit;
-    return { data: page.map(jobView), hasMore, nextCursor: hasMore ? page[page.length - 1]!.job_ref : null };
+    // The cursor of this list is the last job reference itself (the refs sort by creation).
+    return toPage(rows, q.limit, jobView, (r) => r.job_ref);
   }
 
   /** Cancels a QUEUED job (before physical work); any other state is 409 INVALID_TRANSITION. */

@@ -8,6 +8,7 @@ import {
   isTopicLevel,
 } from '@dpp/shared';
 import { ApiError } from '../http/api-error.js';
+import { pageEnvelope } from '../http/paging.js';
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import { dataEnvelope } from '../http/schemas.js';
@@ -150,11 +151,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       responses: {
         200: {
           description: 'A page of jobs',
-          schema: z.object({
-            data: z.array(JobSchema),
-            hasMore: z.boolean(),
-            nextCursor: z.string().nullable(),
-          }),
+          schema: pageEnvelope(JobSchema),
         },
       },
       handler: async ({ principal, query }) => ({

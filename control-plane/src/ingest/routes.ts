@@ -6,7 +6,7 @@ import { IDEMPOTENCY_HEADER, readIdempotencyKey } from '../http/idempotency.js';
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import { dataEnvelope } from '../http/schemas.js';
-import { CursorQuery, LimitQuery, pageEnvelope } from '../products/paging.js';
+import { CursorQuery, LimitQuery, pageEnvelope } from '../http/paging.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { MAX_STORED_ERRORS, STATUS_ERRORS, getJob, jobView, listJobCreated, listJobErrors } from './jobs.js';

@@ -6,7 +6,7 @@ import type { Db } from '../store/index.js';
 import { ProductEventSchema, ProductVersionSchema, TenantCategorySchema } from './api-schemas.js';
 import { listProductEvents, listVersions } from './history.js';
 import { productStatus } from './model.js';
-import { CursorQuery, LimitQuery, pageEnvelope } from './paging.js';
+import { CursorQuery, LimitQuery, pageEnvelope } from '../http/paging.js';
 import { categoryCounts, getProduct } from './queries.js';
 import { read, type ProductRouteDeps } from './routes.js';
 

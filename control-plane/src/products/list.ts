@@ -3,7 +3,14 @@ import { z } from 'zod';
 import type { Db } from '../store/index.js';
 import { canonicalCategory } from '../schemas/index.js';
 import { parseStatusFilter, toProductView, type StatusFilter } from './model.js';
-import { CursorQuery, DEFAULT_PAGE_SIZE, LimitQuery, decodeCursor, encodeCursor, toPage } from './paging.js';
+import {
+  CursorQuery,
+  DEFAULT_PAGE_SIZE,
+  LimitQuery,
+  decodeCursor,
+  encodeCursor,
+  toPage,
+} from '../http/paging.js';
 import { nameKeyColumn } from './queries.js';
 
 export const PRODUCT_SORTS = [

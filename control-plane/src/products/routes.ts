@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { Environment } from '../config/index.js';
 import { ApiError } from '../http/api-error.js';
+import { pageEnvelope } from '../http/paging.js';
 import { actorOf, type Principal } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import { UuidParam, dataEnvelope } from '../http/schemas.js';
@@ -111,11 +111,7 @@ export function productCrudRoutes(deps: ProductRouteDeps): RouteDef[] {
       responses: {
         200: {
           description: 'One page of products',
-          schema: z.object({
-            data: z.array(ProductSchema),
-            hasMore: z.boolean(),
-            nextCursor: z.string().nullable(),
-          }),
+          schema: pageEnvelope(ProductSchema),
         },
       },
       handler: async ({ principal, query }) => ({

@@ -1,7 +1,7 @@
 import { recordAudit } from '../audit/index.js';
 import { ApiError } from '../http/api-error.js';
+import { type Page, decodeCursor, encodeCursor, toPage } from '../http/paging.js';
 import type { Db, WebhookDeliveryAttemptTable, WebhookDeliveryTable } from '../store/index.js';
-import { type Page, decodeCursor, pageOf } from './cursor.js';
 import { type AuditContext, findEndpoint } from './endpoints.js';
 
 export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
@@ -99,7 +99,7 @@ export async function listDeliveries(
   tenantId: string,
   filter: DeliveryFilter,
 ): Promise<Page<DeliveryView>> {
-  const after = filter.cursor ? decodeCursor(filter.cursor) : undefined;
+  const after = filter.cursor ? decodeCursor(filter.cursor, 'createdAt') : undefined;
   const rows = await db
     .selectFrom('webhook_deliveries')
     .selectAll()
@@ -112,8 +112,8 @@ export async function listDeliveries(
     .$if(after !== undefined, (q) =>
       q.where((eb) =>
         eb.or([
-          eb('created_at', '<', after!.createdAt),
-          eb.and([eb('created_at', '=', after!.createdAt), eb('id', '<', after!.id)]),
+          eb('created_at', '<', String(after!.value)),
+          eb.and([eb('created_at', '=', String(after!.value)), eb('id', '<', after!.id)]),
         ]),
       ),
     )
@@ -125,7 +125,12 @@ export async function listDeliveries(
     db,
     rows.slice(0, filter.limit).map((r) => r.id),
   );
-  return pageOf(rows, filter.limit, (row) => deliveryView(row, attempts.get(row.id) ?? []));
+  return toPage(
+    rows,
+    filter.limit,
+    (row) => deliveryView(row, attempts.get(row.id) ?? []),
+    (row) => encodeCursor('createdAt', row.created_at, row.id),
+  );
 }
 
 export async function getDelivery(

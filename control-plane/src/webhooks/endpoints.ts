@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { type EventType, generateWebhookSecret } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
 import { ApiError } from '../http/api-error.js';
+import { type Page, decodeCursor, encodeCursor, toPage } from '../http/paging.js';
 import type { Actor } from '../http/principal.js';
 import { type Db, type SecretBox, type WebhookEndpointTable, secretContext } from '../store/index.js';
-import { type Page, decodeCursor, pageOf } from './cursor.js';
 import { checkEventTypes } from './event-types.js';
 import type { WebhookUrlPolicy } from './url-policy.js';
 
@@ -125,7 +125,7 @@ export class WebhookEndpoints {
     tenantId: string,
     paging: { limit: number; cursor?: string | undefined },
   ): Promise<Page<WebhookEndpointView>> {
-    const after = paging.cursor ? decodeCursor(paging.cursor) : undefined;
+    const after = paging.cursor ? decodeCursor(paging.cursor, 'createdAt') : undefined;
     const rows = await this.deps.db
       .selectFrom('webhook_endpoints')
       .selectAll()
@@ -133,8 +133,8 @@ export class WebhookEndpoints {
       .$if(after !== undefined, (q) =>
         q.where((eb) =>
           eb.or([
-            eb('created_at', '<', after!.createdAt),
-            eb.and([eb('created_at', '=', after!.createdAt), eb('id', '<', after!.id)]),
+            eb('created_at', '<', String(after!.value)),
+            eb.and([eb('created_at', '=', String(after!.value)), eb('id', '<', after!.id)]),
           ]),
         ),
       )
@@ -142,7 +142,7 @@ export class WebhookEndpoints {
       .orderBy('id', 'desc')
       .limit(paging.limit + 1)
       .execute();
-    return pageOf(rows, paging.limit, endpointView);
+    return toPage(rows, paging.limit, endpointView, (r) => encodeCursor('createdAt', r.created_at, r.id));
   }
 
   async get(tenantId: string, id: string): Promise<WebhookEndpointView> {

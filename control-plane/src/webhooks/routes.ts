@@ -1,3 +1,4 @@
+import { pageEnvelope } from '../http/paging.js';
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import { UuidParam, dataEnvelope } from '../http/schemas.js';
@@ -13,7 +14,6 @@ import {
   WebhookDeliverySchema,
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
-  pageEnvelope,
 } from './schemas.js';
 import type { WebhookUrlPolicy } from './url-policy.js';
 

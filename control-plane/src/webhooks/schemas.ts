@@ -116,17 +116,6 @@ export const WebhookEnvelopeSchema = z
   })
   .meta({ id: 'WebhookEnvelope' });
 
-export function pageEnvelope<T extends z.ZodType>(item: T) {
-  return z.object({
-    data: z.array(item),
-    hasMore: z.boolean(),
-    nextCursor: z
-      .string()
-      .nullable()
-      .meta({ description: 'Pass as `cursor` for the next page; null on the last' }),
-  });
-}
-
 const Limit = queryInt(1, 100).optional().meta({ description: 'Page size, 1 to 100 (default 20)' });
 const Cursor = z.string().min(1).max(500).optional();
 

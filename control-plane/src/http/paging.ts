@@ -1,6 +1,11 @@
+/**
+ * Cursor paging of every list operation: the `{ data, hasMore, nextCursor }` envelope, its page-size and
+ * cursor query parameters, and the opaque cursor (the sort it was made for, the last sort key and the
+ * last id, so a page is stable under inserts, unlike an offset).
+ */
 import { z } from 'zod';
-import { ApiError } from '../http/api-error.js';
-import { queryInt } from '../http/validate.js';
+import { ApiError } from './api-error.js';
+import { queryInt } from './validate.js';
 
 /** Page size of list operations: 1 to 100, 25 when omitted. */
 export const DEFAULT_PAGE_SIZE = 25;
@@ -17,7 +22,14 @@ export const CursorQuery = z
   .optional()
   .meta({ description: 'Opaque cursor: the nextCursor of the previous page' });
 
-/** The page envelope of every list: `{ data, hasMore, nextCursor }`. */
+/** One page of a list. */
+export interface Page<T> {
+  data: T[];
+  hasMore: boolean;
+  nextCursor: string | null;
+}
+
+/** The page envelope of every list, for the OpenAPI document: `{ data, hasMore, nextCursor }`. */
 export function pageEnvelope<T extends z.ZodType>(item: T) {
   return z.object({
     data: z.array(item),
@@ -68,13 +80,13 @@ export function decodeNumberCursor(cursor: string, sort: string): number {
   return n;
 }
 
-/** Cuts a fetched `limit + 1` rows into a page. */
+/** Cuts `limit + 1` fetched rows into a page; the extra row only says that there is more. */
 export function toPage<R, T>(
   rows: readonly R[],
   limit: number,
   view: (r: R) => T,
   cursorOf: (r: R) => string,
-): { data: T[]; hasMore: boolean; nextCursor: string | null } {
+): Page<T> {
   const hasMore = rows.length > limit;
   const page = hasMore ? rows.slice(0, limit) : rows;
   return {
