@@ -7,51 +7,32 @@
  * Idempotency-Key.
  */
 import { z } from 'zod';
-import { JOB_STATES, LabelTemplateSchema, type ResultState } from '@dpp/shared';
+import {
+  type Claimed,
+  ClaimedSchema,
+  type ClaimRequest,
+  HAPPY_PATH,
+  type HeartbeatAnswer,
+  HeartbeatAnswerSchema,
+  type HeartbeatRequest,
+  type PrintJob,
+  PrintJobSchema,
+  type PrintResult,
+  type ResultState,
+} from '@dpp/shared';
 import { AgentError } from '../errors.js';
 import type { TokenSource } from '../identity/token-client.js';
 import { httpError, httpExchange, isTransient, joinUrl, type FetchLike, type HttpAnswer } from './http.js';
 
-export const JobViewSchema = z
-  .object({
-    jobRef: z.string(),
-    state: z.enum(JOB_STATES),
-    gtin: z.string(),
-    serial: z.string(),
-    digitalLink: z.string(),
-    sgtin96Epc: z.string(),
-    printer: z.string().nullable(),
-    labelTemplate: LabelTemplateSchema,
-    attemptId: z.string().nullable(),
-    attemptCount: z.number().int(),
-    maxAttempts: z.number().int(),
-    leaseExpiresAt: z.string().nullable(),
-  })
-  .loose();
-export type JobView = z.infer<typeof JobViewSchema>;
+export type { Claimed, HeartbeatAnswer };
+/** A job as the control plane shows it (GET /aidc/jobs/{ref} adds attempts and evidence, left unread). */
+export type JobView = PrintJob;
+/** The body of POST /aidc/jobs/{ref}/result, as the outbox keeps and sends it. */
+export type ResultBody = PrintResult;
 
-export const ClaimedSchema = z.object({
-  data: z.object({
-    job: JobViewSchema,
-    attemptId: z.string(),
-    envelope: z.string(),
-    leaseExpiresAt: z.iso.datetime(),
-  }),
-});
-export type Claimed = z.infer<typeof ClaimedSchema>['data'];
-
-const HeartbeatSchema = z.object({
-  data: z.object({ leaseExpiresAt: z.iso.datetime(), envelope: z.string() }),
-});
-export type HeartbeatAnswer = z.infer<typeof HeartbeatSchema>['data'];
-
-export interface ResultBody {
-  status: ResultState;
-  evidence: Record<string, unknown>;
-  attempt_id: string;
-}
-
-const HAPPY_PATH = ['RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED', 'SEALED'] as const;
+const ClaimAnswer = z.object({ data: ClaimedSchema });
+const HeartbeatReply = z.object({ data: HeartbeatAnswerSchema });
+const JobAnswer = z.object({ data: PrintJobSchema });
 
 export interface ControlPlaneClientOptions {
   baseUrl: string;
@@ -74,10 +55,11 @@ export class ControlPlaneClient {
 
   /** POST /aidc/jobs/claim: a job for this printer, or null when there is none (204). */
   async claim(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
-    const answer = await this.authed('POST', '/api/v2/aidc/jobs/claim', { printer });
+    const request: ClaimRequest = { printer };
+    const answer = await this.authed('POST', '/api/v2/aidc/jobs/claim', request);
     if (answer.status === 204) return null;
     if (answer.status !== 200) throw httpError('claim', answer);
-    return parse(ClaimedSchema, answer, 'claim').data;
+    return parse(ClaimAnswer, answer, 'claim').data;
   }
 
   /**
@@ -86,12 +68,14 @@ export class ControlPlaneClient {
    */
   async heartbeat(jobRef: string, attemptId: string, sending = false): Promise<HeartbeatAnswer> {
     return this.safely(async () => {
-      const answer = await this.authed('POST', `/api/v2/aidc/jobs/${encodeURIComponent(jobRef)}/heartbeat`, {
-        attempt_id: attemptId,
-        ...(sending ? { sending: true } : {}),
-      });
+      const request: HeartbeatRequest = { attempt_id: attemptId, ...(sending ? { sending: true } : {}) };
+      const answer = await this.authed(
+        'POST',
+        `/api/v2/aidc/jobs/${encodeURIComponent(jobRef)}/heartbeat`,
+        request,
+      );
       if (answer.status !== 200) throw httpError('heartbeat', answer);
-      return parse(HeartbeatSchema, answer, 'heartbeat').data;
+      return parse(HeartbeatReply, answer, 'heartbeat').data;
     });
   }
 
@@ -104,7 +88,7 @@ export class ControlPlaneClient {
       'idempotency-key': idempotencyKey,
     });
     if (answer.status !== 200) throw httpError(`result ${body.status}`, answer);
-    return parse(z.object({ data: JobViewSchema }), answer, 'result').data;
+    return parse(JobAnswer, answer, 'result').data;
   }
 
   /**
@@ -115,7 +99,7 @@ export class ControlPlaneClient {
     const job = await this.getJob(jobRef);
     if (job.attemptId !== body.attempt_id) return false;
     if (body.status === 'FAILED') return job.state === 'FAILED' || job.state === 'DEAD_LETTER';
-    const at = HAPPY_PATH.indexOf(job.state as (typeof HAPPY_PATH)[number]);
+    const at = HAPPY_PATH.indexOf(job.state as ResultState);
     return at >= 0 && at >= HAPPY_PATH.indexOf(body.status);
   }
 
@@ -124,7 +108,7 @@ export class ControlPlaneClient {
     return this.safely(async () => {
       const answer = await this.authed('GET', `/api/v2/aidc/jobs/${encodeURIComponent(jobRef)}`);
       if (answer.status !== 200) throw httpError('job', answer);
-      return parse(z.object({ data: JobViewSchema }), answer, 'job').data;
+      return parse(JobAnswer, answer, 'job').data;
     });
   }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { LabelTemplate } from '@dpp/shared';
+import { ACTIVE_STATES, type LabelTemplate } from '@dpp/shared';
 import { WORK_NOTICE_TOPIC } from '../broker/index.js';
 import { recordAudit } from '../audit/index.js';
 import { ApiError } from '../http/api-error.js';
@@ -60,16 +60,6 @@ export function newJobRef(now: number): string {
 function fillTemplate(lines: readonly string[], v: Record<string, string>): string[] {
   return lines.map((l) => l.replace(/\{(\w+)\}/g, (_, k: string) => v[k] ?? ''));
 }
-
-const ACTIVE = [
-  'QUEUED',
-  'CLAIMED',
-  'RENDERED',
-  'SPOOL_SUBMITTED',
-  'PRINTED_ATTESTED',
-  'SCAN_VERIFIED',
-  'FAILED',
-];
 
 export class JobService {
   constructor(
@@ -152,7 +142,7 @@ export class JobService {
         .where('tenant_id', '=', tenantId)
         .where('gtin', '=', serial.gtin)
         .where('serial', '=', serial.serial)
-        .where('state', 'in', [...ACTIVE, 'SEALED'])
+        .where('state', 'in', [...ACTIVE_STATES, 'SEALED'])
         .executeTakeFirst();
       if (open) {
         throw new ApiError(

@@ -1,46 +1,16 @@
-import { type JobState, type LabelTemplate } from '@dpp/shared';
+import {
+  type JobState,
+  type LabelTemplate,
+  type PrintAttempt,
+  type PrintEvidence,
+  type PrintJob,
+} from '@dpp/shared';
 import type { PrintAttemptTable, PrintEvidenceTable, PrintJobTable } from '../store/index.js';
 
-export interface JobView {
-  jobRef: string;
-  state: JobState;
-  productId: string;
-  gtin: string;
-  serial: string;
-  digitalLink: string;
-  sgtin96Epc: string;
-  printer: string | null;
-  labelTemplate: LabelTemplate;
-  attemptId: string | null;
-  attemptCount: number;
-  maxAttempts: number;
-  deviceId: string | null;
-  leaseExpiresAt: string | null;
-  lastError: string | null;
-  createdAt: string;
-  updatedAt: string;
-  terminalAt: string | null;
-}
-
-export interface AttemptView {
-  attemptId: string;
-  number: number;
-  deviceId: string;
-  printer: string;
-  state: string;
-  claimedAt: string;
-  endedAt: string | null;
-  failureReason: string | null;
-}
-
-export interface EvidenceView {
-  attemptId: string;
-  state: string;
-  kind: string;
-  payload: unknown;
-  actor: { type: string; id: string | null };
-  recordedAt: string;
-}
+/** The API's view of a job, an attempt and a piece of evidence: the shared wire contract. */
+export type JobView = PrintJob;
+export type AttemptView = PrintAttempt;
+export type EvidenceView = PrintEvidence;
 
 export function jobView(r: PrintJobTable): JobView {
   return {

@@ -1,17 +1,16 @@
 import { type JWK, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
 import {
-  AttestationSchema,
+  type Attestation,
   EVIDENCE_BUNDLE_TYPE,
+  EVIDENCE_KIND,
   EvidenceBundlePayloadSchema,
-  EvidenceBundleSchema,
-  FailureSchema,
   type JobState,
   LABEL_MAY_BE_OUT,
-  RenderManifestSchema,
-  type ResultState,
-  ScanResultSchema,
-  SpoolReceiptSchema,
+  type PrintResult,
+  RESULT_EVIDENCE,
+  type RenderManifest,
+  type ScanResult,
   canonicalJson,
   resultSources,
 } from '@dpp/shared';
@@ -27,21 +26,7 @@ import { explainRefusal, labelMayBeOut } from './claim.js';
 import { jobView } from './model.js';
 import type { PrintLoopPort } from './port.js';
 
-/** The evidence object each result carries, keyed by artifact name (api-v2.md: evidence artifacts). */
-export const EVIDENCE_SCHEMAS = {
-  RENDERED: z.object({ render_manifest: RenderManifestSchema }),
-  SPOOL_SUBMITTED: z.object({ spool_receipt: SpoolReceiptSchema }),
-  PRINTED_ATTESTED: z.object({ attestation: AttestationSchema }),
-  SCAN_VERIFIED: z.object({ scan_result: ScanResultSchema }),
-  SEALED: z.object({ evidence_bundle: EvidenceBundleSchema }),
-  FAILED: z.object({ failure: FailureSchema }),
-} satisfies Record<ResultState, z.ZodType>;
-
-export interface ResultInput {
-  status: ResultState;
-  evidence: Record<string, unknown>;
-  attempt_id: string;
-}
+export type ResultInput = PrintResult;
 
 export interface ResultDeps {
   db: Db;
@@ -91,7 +76,7 @@ function checkActor(principal: Principal, job: PrintJobTable, input: ResultInput
 async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
   const e = input.evidence;
   if (input.status === 'RENDERED') {
-    const m = e.render_manifest as z.infer<typeof RenderManifestSchema>;
+    const m = e.render_manifest as RenderManifest;
     if (m.digitalLink !== job.digital_link) {
       throw rejected('The rendered QR does not carry the job Digital Link', {
         expected: job.digital_link,
@@ -106,7 +91,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
     }
   }
   if (input.status === 'PRINTED_ATTESTED') {
-    const a = e.attestation as z.infer<typeof AttestationSchema>;
+    const a = e.attestation as Attestation;
     if (a.epcReadBack && a.epcReadBack !== job.sgtin96_epc) {
       throw rejected('The EPC read back is not the job SGTIN-96', {
         expected: job.sgtin96_epc,
@@ -115,7 +100,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
     }
   }
   if (input.status === 'SCAN_VERIFIED') {
-    const s = e.scan_result as z.infer<typeof ScanResultSchema>;
+    const s = e.scan_result as ScanResult;
     if (s.decodedLink !== job.digital_link) {
       throw rejected('The scanned label does not carry the job Digital Link', {
         expected: job.digital_link,
@@ -207,15 +192,6 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
   }
 }
 
-const KIND: Record<ResultState, string> = {
-  RENDERED: 'render_manifest',
-  SPOOL_SUBMITTED: 'spool_receipt',
-  PRINTED_ATTESTED: 'attestation',
-  SCAN_VERIFIED: 'scan_result',
-  SEALED: 'evidence_bundle',
-  FAILED: 'failure',
-};
-
 /**
  * Moves a job by one result, as the spec's table says: one guarded UPDATE (tenant, job, current attempt,
  * allowed source state, live lease), the evidence, the attempt, SEALED's side effects and the
@@ -252,7 +228,7 @@ export async function reportResult(
   if (!live || !sources.includes(job.state as never)) {
     throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
   }
-  const schema = z.object({ evidence: EVIDENCE_SCHEMAS[input.status] as z.ZodType<Record<string, unknown>> });
+  const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
   input.evidence = parseOrThrow(schema, { evidence: input.evidence }, 'body').evidence;
   checkActor(principal, job, input);
   await checkEvidence(deps.db, job, input);
@@ -286,8 +262,8 @@ export async function reportResult(
           attempt_id: input.attempt_id,
           tenant_id: tenantId,
           state: input.status,
-          kind: KIND[input.status],
-          payload: JSON.stringify(input.evidence[KIND[input.status]]),
+          kind: EVIDENCE_KIND[input.status],
+          payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
           actor_type: principal.type,
           actor_id: principal.id,
           recorded_at: iso,

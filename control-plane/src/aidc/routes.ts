@@ -1,11 +1,18 @@
 import { z } from 'zod';
 import {
+  ClaimRequestSchema,
+  ClaimedSchema,
   DEVICE_SCOPE,
+  HeartbeatAnswerSchema,
+  HeartbeatRequestSchema,
   JOB_STATES,
+  JobRefSchema,
   LabelTemplateSchema,
-  RESULT_STATES,
+  PrintJobDetailSchema,
+  PrintJobSchema,
+  PrintResultSchema,
+  PrinterNameSchema,
   TRANSITIONS,
-  isTopicLevel,
 } from '@dpp/shared';
 import { ApiError } from '../http/api-error.js';
 import { pageEnvelope } from '../http/paging.js';
@@ -17,87 +24,20 @@ import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
 import { type ResultDeps, reportResult } from './result.js';
 
-const JobRef = z.string().regex(/^job_[0-9a-v]{10}[0-9a-f]{10}$/, 'must be a job reference (job_...)');
-const RefParam = z.object({ ref: JobRef });
-const printerName = z.string().min(1).max(64).refine(isTopicLevel, 'must not contain /, + or #');
-
-const JobSchema = z
-  .object({
-    jobRef: JobRef,
-    state: z.enum(JOB_STATES),
-    productId: z.string(),
-    gtin: z.string(),
-    serial: z.string(),
-    digitalLink: z.string(),
-    sgtin96Epc: z.string(),
-    printer: z.string().nullable(),
-    labelTemplate: LabelTemplateSchema,
-    attemptId: z
-      .string()
-      .nullable()
-      .meta({ description: 'The current attempt: the fencing token of every result' }),
-    attemptCount: z.number().int(),
-    maxAttempts: z.number().int(),
-    deviceId: z.string().nullable(),
-    leaseExpiresAt: z.iso.datetime().nullable(),
-    lastError: z.string().nullable(),
-    createdAt: z.iso.datetime(),
-    updatedAt: z.iso.datetime(),
-    terminalAt: z.iso.datetime().nullable(),
-  })
-  .meta({ id: 'PrintJob' });
-
-const JobDetailSchema = JobSchema.extend({
-  attempts: z.array(
-    z.object({
-      attemptId: z.string(),
-      number: z.number().int(),
-      deviceId: z.string(),
-      printer: z.string(),
-      state: z.string(),
-      claimedAt: z.iso.datetime(),
-      endedAt: z.iso.datetime().nullable(),
-      failureReason: z.string().nullable(),
-    }),
-  ),
-  evidence: z.array(
-    z.object({
-      attemptId: z.string(),
-      state: z.string(),
-      kind: z.string(),
-      payload: z.unknown(),
-      actor: z.object({ type: z.string(), id: z.string().nullable() }),
-      recordedAt: z.iso.datetime(),
-    }),
-  ),
-}).meta({ id: 'PrintJobDetail' });
+const RefParam = z.object({ ref: JobRefSchema });
 
 const CreateJob = z
   .object({
     gtin: z.string().regex(/^\d{8}$|^\d{12,14}$/, 'must be a GTIN-8, -12, -13 or -14'),
     serial: z.string().min(1).max(20),
-    printer: printerName
-      .optional()
-      .meta({ description: 'Bind the job to one printer name; any printer otherwise' }),
+    printer: PrinterNameSchema.optional().meta({
+      description: 'Bind the job to one printer name; any printer otherwise',
+    }),
     maxAttempts: z.number().int().min(1).max(20).optional(),
     labelTemplate: LabelTemplateSchema.partial().optional(),
   })
   .strict()
   .meta({ id: 'CreatePrintJob' });
-
-const ClaimBody = z
-  .object({
-    printer: z.object({ name: printerName, rfid: z.boolean().default(false) }),
-  })
-  .meta({ id: 'ClaimRequest' });
-
-const ResultBody = z
-  .object({
-    status: z.enum(RESULT_STATES),
-    evidence: z.record(z.string(), z.unknown()),
-    attempt_id: z.uuid(),
-  })
-  .meta({ id: 'PrintResult' });
 
 export interface AidcRouteDeps {
   jobs: JobService;
@@ -124,7 +64,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       auth: issuer,
       idempotency: 'recommended',
       request: { body: CreateJob },
-      responses: { 201: { description: 'The queued job', schema: dataEnvelope(JobSchema) } },
+      responses: { 201: { description: 'The queued job', schema: dataEnvelope(PrintJobSchema) } },
       errors: ['SERIAL_NOT_ALLOCATED', 'PASSPORT_NOT_READY', 'PRINT_JOB_EXISTS'],
       handler: async ({ principal, body, correlationId }) => {
         const job = await jobs.create(principal.tenant.id, body, actorOf(principal), correlationId);
@@ -145,13 +85,13 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
           gtin: z.string().max(14).optional(),
           serial: z.string().max(20).optional(),
           limit: queryInt(1, 200).default(50),
-          cursor: JobRef.optional(),
+          cursor: JobRefSchema.optional(),
         }),
       },
       responses: {
         200: {
           description: 'A page of jobs',
-          schema: pageEnvelope(JobSchema),
+          schema: pageEnvelope(PrintJobSchema),
         },
       },
       handler: async ({ principal, query }) => ({
@@ -183,19 +123,12 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         '`aud` is the device id and whose `exp` is the lease expiry. 204 when there is no work.',
       tags: ['Print jobs'],
       auth: device,
-      request: { body: ClaimBody },
+      request: { body: ClaimRequestSchema },
       errors: ['FORBIDDEN'],
       responses: {
         200: {
           description: 'Claimed',
-          schema: dataEnvelope(
-            z.object({
-              job: JobSchema,
-              attemptId: z.uuid(),
-              envelope: z.string(),
-              leaseExpiresAt: z.iso.datetime(),
-            }),
-          ),
+          schema: dataEnvelope(ClaimedSchema),
         },
         204: { description: 'No claimable job' },
       },
@@ -228,7 +161,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       tags: ['Print jobs'],
       auth: { scopes: ['aidc:jobs', DEVICE_SCOPE], principals: ['api_key', 'device'] },
       request: { params: RefParam },
-      responses: { 200: { description: 'The job', schema: dataEnvelope(JobDetailSchema) } },
+      responses: { 200: { description: 'The job', schema: dataEnvelope(PrintJobDetailSchema) } },
       handler: async ({ principal, params }) => {
         const job = await jobs.get(principal.tenant.id, params.ref);
         if (principal.type === 'device' && !job.attempts.some((a) => a.deviceId === principal.id)) {
@@ -246,7 +179,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       auth: issuer,
       idempotency: 'recommended',
       request: { params: RefParam },
-      responses: { 200: { description: 'The cancelled job', schema: dataEnvelope(JobSchema) } },
+      responses: { 200: { description: 'The cancelled job', schema: dataEnvelope(PrintJobSchema) } },
       errors: ['INVALID_TRANSITION'],
       handler: async ({ principal, params, correlationId }) => ({
         status: 200,
@@ -262,25 +195,12 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       auth: device,
       request: {
         params: RefParam,
-        body: z
-          .object({
-            attempt_id: z.uuid(),
-            sending: z
-              .boolean()
-              .optional()
-              .meta({
-                description:
-                  'The send gate: true right before the device sends the label to the printer. Granted only on a ' +
-                  'live lease; from then on the label may be out, so the attempt is never reaped into a re-print ' +
-                  'and its device may renew the lease after it ran out.',
-              }),
-          })
-          .meta({ id: 'Heartbeat' }),
+        body: HeartbeatRequestSchema,
       },
       responses: {
         200: {
           description: 'Lease extended',
-          schema: dataEnvelope(z.object({ leaseExpiresAt: z.iso.datetime(), envelope: z.string() })),
+          schema: dataEnvelope(HeartbeatAnswerSchema),
         },
       },
       errors: ['STALE_ATTEMPT', 'ENVELOPE_EXPIRED', 'INVALID_TRANSITION'],
@@ -313,8 +233,10 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       auth: { scopes: [DEVICE_SCOPE, 'aidc:jobs'], principals: ['device', 'api_key'] },
       idempotency: 'required',
       idempotencyInOperation: true,
-      request: { params: RefParam, body: ResultBody },
-      responses: { 200: { description: 'The job after the transition', schema: dataEnvelope(JobSchema) } },
+      request: { params: RefParam, body: PrintResultSchema },
+      responses: {
+        200: { description: 'The job after the transition', schema: dataEnvelope(PrintJobSchema) },
+      },
       errors: ['STALE_ATTEMPT', 'ENVELOPE_EXPIRED', 'INVALID_TRANSITION', 'EVIDENCE_REJECTED', 'FORBIDDEN'],
       handler: async ({ principal, params, body, idempotency, correlationId }) => {
         const reply = await reportResult(

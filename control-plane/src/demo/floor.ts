@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type JobState, isTerminal } from '@dpp/shared';
 import { type ApiCaller, httpCaller, printableProduct } from '../testing/journey.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -147,11 +148,7 @@ async function printLabels(call: ApiCaller, o: DemoFloorOptions, labelDir: strin
         o.log(`  ${ref}  serial ${job.serial}  ${job.state}`);
       }
     }
-    if (
-      [...seen.values()].filter((s) => ['SEALED', 'DEAD_LETTER', 'CANCELLED'].includes(s)).length ===
-      refs.length
-    )
-      break;
+    if ([...seen.values()].filter((s) => isTerminal(s as JobState)).length === refs.length) break;
     await new Promise((r) => setTimeout(r, 300));
   }
   const first = product.serials[0]!;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ResultState } from './states.js';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
 
@@ -106,3 +107,38 @@ export type RenderManifest = z.infer<typeof RenderManifestSchema>;
 export type SpoolReceipt = z.infer<typeof SpoolReceiptSchema>;
 export type Attestation = z.infer<typeof AttestationSchema>;
 export type ScanResult = z.infer<typeof ScanResultSchema>;
+
+/**
+ * The evidence artifact each result carries, by the name it has in a result's `evidence` object and in
+ * the job's evidence list (api-v2.md: evidence artifacts).
+ *
+ * @example
+ * EVIDENCE_KIND.SPOOL_SUBMITTED // 'spool_receipt'
+ */
+export const EVIDENCE_KIND = {
+  RENDERED: 'render_manifest',
+  SPOOL_SUBMITTED: 'spool_receipt',
+  PRINTED_ATTESTED: 'attestation',
+  SCAN_VERIFIED: 'scan_result',
+  SEALED: 'evidence_bundle',
+  FAILED: 'failure',
+} as const satisfies Record<ResultState, string>;
+export type EvidenceKind = (typeof EVIDENCE_KIND)[ResultState];
+
+/**
+ * The `evidence` object of each result: exactly its one artifact, checked by the control plane before the
+ * transition.
+ *
+ * @example
+ * RESULT_EVIDENCE.FAILED.parse({ failure: { reason: 'printer_offline' } })
+ */
+export const RESULT_EVIDENCE = {
+  RENDERED: z.object({ render_manifest: RenderManifestSchema }),
+  SPOOL_SUBMITTED: z.object({ spool_receipt: SpoolReceiptSchema }),
+  PRINTED_ATTESTED: z.object({ attestation: AttestationSchema }),
+  SCAN_VERIFIED: z.object({ scan_result: ScanResultSchema }),
+  SEALED: z.object({ evidence_bundle: EvidenceBundleSchema }),
+  FAILED: z.object({ failure: FailureSchema }),
+} satisfies { [S in ResultState]: z.ZodObject<Record<(typeof EVIDENCE_KIND)[S], z.ZodType>> };
+
+export type Failure = z.infer<typeof FailureSchema>;

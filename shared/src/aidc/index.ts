@@ -1,3 +1,4 @@
 export * from './envelope.js';
 export * from './evidence.js';
 export * from './states.js';
+export * from './wire.js';

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { JOB_STATES, TRANSITIONS, isTerminal, nextResultStates, resultSources } from './states.js';
+import {
+  ACTIVE_STATES,
+  HAPPY_PATH,
+  JOB_STATES,
+  TERMINAL_STATES,
+  TRANSITIONS,
+  isTerminal,
+  nextResultStates,
+  resultSources,
+} from './states.js';
 
 describe('print job state machine', () => {
   it('follows the happy path of the spec to SEALED', () => {
@@ -31,5 +40,19 @@ describe('print job state machine', () => {
     ]);
     expect(nextResultStates('QUEUED')).toEqual([]);
     expect(resultSources('SEALED')).toEqual(['SCAN_VERIFIED']);
+  });
+});
+
+describe('state groups', () => {
+  it('splits the states into active and terminal, and the happy path ends SEALED', () => {
+    expect([...ACTIVE_STATES, ...TERMINAL_STATES].sort()).toEqual([...JOB_STATES].sort());
+    expect(ACTIVE_STATES).toContain('FAILED');
+    expect(HAPPY_PATH).toEqual([
+      'RENDERED',
+      'SPOOL_SUBMITTED',
+      'PRINTED_ATTESTED',
+      'SCAN_VERIFIED',
+      'SEALED',
+    ]);
   });
 });

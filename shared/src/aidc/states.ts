@@ -42,15 +42,8 @@ export const RESULT_STATES = [
 ] as const;
 export type ResultState = (typeof RESULT_STATES)[number];
 
-/** The evidence each result must carry (api-v2.md: evidence artifacts). */
-export const EVIDENCE_FOR: Readonly<Record<ResultState, string | null>> = {
-  RENDERED: 'render_manifest',
-  SPOOL_SUBMITTED: 'spool_receipt',
-  PRINTED_ATTESTED: 'attestation',
-  SCAN_VERIFIED: 'scan_result',
-  SEALED: 'evidence_bundle',
-  FAILED: null,
-};
+/** The results of a print that goes well, in the order they are reported (every result but FAILED). */
+export const HAPPY_PATH: readonly ResultState[] = RESULT_STATES.filter((s) => s !== 'FAILED');
 
 export interface Transition {
   from: JobState;
@@ -69,6 +62,9 @@ export const LABEL_MAY_BE_OUT: readonly JobState[] = ['SPOOL_SUBMITTED', 'PRINTE
 
 /** States that hold a live attempt (a claim happened, no final result yet). */
 export const ATTEMPT_STATES: readonly JobState[] = ['CLAIMED', 'RENDERED', ...LABEL_MAY_BE_OUT];
+
+/** States a job is still at work in, or may be again (FAILED with retries left): every non-terminal one. */
+export const ACTIVE_STATES: readonly JobState[] = JOB_STATES.filter((s) => !TERMINAL_STATES.includes(s));
 
 /** The whole table; the code and the documentation are both generated from it. */
 export const TRANSITIONS: readonly Transition[] = [

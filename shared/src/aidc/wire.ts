@@ -1,0 +1,130 @@
+/**
+ * The print-job HTTP contract of api-v2.md ("Print jobs"), defined once: the job as the API shows it, the
+ * claim, the heartbeat and the result. The control plane validates requests and documents replies with
+ * these schemas; the agent parses the replies with them.
+ */
+import { z } from 'zod';
+import { isTopicLevel } from '../mqtt/topics.js';
+import { LabelTemplateSchema } from './envelope.js';
+import { JOB_STATES, RESULT_STATES } from './states.js';
+
+/** `job_` + 20 base32 characters: sortable by creation (a time prefix) and unguessable. */
+export const JobRefSchema = z
+  .string()
+  .regex(/^job_[0-9a-v]{10}[0-9a-f]{10}$/, 'must be a job reference (job_...)');
+
+/** A printer name is an MQTT topic level (the printer's status topic), so it cannot hold / + or #. */
+export const PrinterNameSchema = z.string().min(1).max(64).refine(isTopicLevel, 'must not contain /, + or #');
+
+/**
+ * A print job as every print-job operation answers it.
+ *
+ * @example
+ * PrintJobSchema.shape.state.parse('CLAIMED')
+ */
+export const PrintJobSchema = z
+  .object({
+    jobRef: JobRefSchema,
+    state: z.enum(JOB_STATES),
+    productId: z.string(),
+    gtin: z.string(),
+    serial: z.string(),
+    digitalLink: z.string(),
+    sgtin96Epc: z.string(),
+    printer: z.string().nullable(),
+    labelTemplate: LabelTemplateSchema,
+    attemptId: z
+      .string()
+      .nullable()
+      .meta({ description: 'The current attempt: the fencing token of every result' }),
+    attemptCount: z.number().int(),
+    maxAttempts: z.number().int(),
+    deviceId: z.string().nullable(),
+    leaseExpiresAt: z.iso.datetime().nullable(),
+    lastError: z.string().nullable(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+    terminalAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'PrintJob' });
+export type PrintJob = z.infer<typeof PrintJobSchema>;
+
+export const PrintAttemptSchema = z.object({
+  attemptId: z.string(),
+  number: z.number().int(),
+  deviceId: z.string(),
+  printer: z.string(),
+  state: z.string(),
+  claimedAt: z.iso.datetime(),
+  endedAt: z.iso.datetime().nullable(),
+  failureReason: z.string().nullable(),
+});
+export type PrintAttempt = z.infer<typeof PrintAttemptSchema>;
+
+export const PrintEvidenceSchema = z.object({
+  attemptId: z.string(),
+  state: z.string(),
+  kind: z.string(),
+  payload: z.unknown(),
+  actor: z.object({ type: z.string(), id: z.string().nullable() }),
+  recordedAt: z.iso.datetime(),
+});
+export type PrintEvidence = z.infer<typeof PrintEvidenceSchema>;
+
+/** GET /aidc/jobs/{ref}: the job with every attempt and every piece of evidence. */
+export const PrintJobDetailSchema = PrintJobSchema.extend({
+  attempts: z.array(PrintAttemptSchema),
+  evidence: z.array(PrintEvidenceSchema),
+}).meta({ id: 'PrintJobDetail' });
+export type PrintJobDetail = z.infer<typeof PrintJobDetailSchema>;
+
+/** POST /aidc/jobs/claim: the printer a device claims for, and whether it encodes RFID. */
+export const ClaimRequestSchema = z
+  .object({
+    printer: z.object({ name: PrinterNameSchema, rfid: z.boolean().default(false) }),
+  })
+  .meta({ id: 'ClaimRequest' });
+export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
+
+/** The `data` of a 200 claim: the job, the attempt that fences its results, the envelope and the lease. */
+export const ClaimedSchema = z.object({
+  job: PrintJobSchema,
+  attemptId: z.uuid(),
+  envelope: z.string(),
+  leaseExpiresAt: z.iso.datetime(),
+});
+export type Claimed = z.infer<typeof ClaimedSchema>;
+
+/** POST /aidc/jobs/{ref}/heartbeat. */
+export const HeartbeatRequestSchema = z
+  .object({
+    attempt_id: z.uuid(),
+    sending: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'The send gate: true right before the device sends the label to the printer. Granted only on a ' +
+          'live lease; from then on the label may be out, so the attempt is never reaped into a re-print ' +
+          'and its device may renew the lease after it ran out.',
+      }),
+  })
+  .meta({ id: 'Heartbeat' });
+export type HeartbeatRequest = z.infer<typeof HeartbeatRequestSchema>;
+
+/** The `data` of a 200 heartbeat: the new lease expiry and an envelope that carries it. */
+export const HeartbeatAnswerSchema = z.object({ leaseExpiresAt: z.iso.datetime(), envelope: z.string() });
+export type HeartbeatAnswer = z.infer<typeof HeartbeatAnswerSchema>;
+
+/**
+ * POST /aidc/jobs/{ref}/result. `evidence` holds the one artifact of the status ({@link RESULT_EVIDENCE}),
+ * checked once the job and the attempt are known.
+ */
+export const PrintResultSchema = z
+  .object({
+    status: z.enum(RESULT_STATES),
+    evidence: z.record(z.string(), z.unknown()),
+    attempt_id: z.uuid(),
+  })
+  .meta({ id: 'PrintResult' });
+export type PrintResult = z.infer<typeof PrintResultSchema>;
