@@ -24,7 +24,6 @@ import { Keyring } from './signing/index.js';
 import type { Config } from './config/index.js';
 import { purgeEndedWork } from './housekeeping/retention.js';
 import { answerParserErrors } from './http/edge.js';
-import { purgeExpiredIdempotencyKeys } from './http/idempotency.js';
 import { RateShare } from './http/rate-share.js';
 import { IngestWorker } from './ingest/index.js';
 import { createLogger, type Logger } from './logging/logger.js';
@@ -32,7 +31,14 @@ import { type Mailer, logMailer } from './mail/index.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
 import { schemaRegistry } from './schemas/index.js';
-import { SecretBox, openStore, sealStoredSecrets, type Store, type StoreOptions } from './store/index.js';
+import {
+  SecretBox,
+  openStore,
+  purgeExpiredIdempotencyKeys,
+  sealStoredSecrets,
+  type Store,
+  type StoreOptions,
+} from './store/index.js';
 import { applySeed, purgeExpiredSessions, readSeedFile } from './tenants/index.js';
 import { type DeliveryWorker, type WebhookOptions, createWebhookRuntime } from './webhooks/index.js';
 
@@ -181,7 +187,9 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     config.aidc.reaperIntervalMs,
   );
   const housekeeping = setInterval(() => {
-    purgeExpiredIdempotencyKeys(store.db, now).catch((err) => log.warn({ err }, 'idempotency purge failed'));
+    purgeExpiredIdempotencyKeys(store.db, new Date(now()).toISOString()).catch((err) =>
+      log.warn({ err }, 'idempotency purge failed'),
+    );
     tokens.purgeAssertions().catch((err) => log.warn({ err }, 'assertion purge failed'));
     purgeExpiredSessions(store.db).catch((err) => log.warn({ err }, 'session purge failed'));
     const olderThan = new Date(now() - config.retentionDays * 86_400_000).toISOString();

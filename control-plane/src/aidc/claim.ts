@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AIDC_ENVELOPE_TYPE, ATTEMPT_STATES, type AidcEnvelopeClaims, LABEL_MAY_BE_OUT } from '@dpp/shared';
 import type { ExpressionBuilder } from 'kysely';
-import { ApiError } from '../http/api-error.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
 import { type JobView, jobView } from './model.js';
+import { PrintJobRefused } from './refusal.js';
 
 export interface ClaimRequest {
   printer: { name: string; rfid: boolean };
@@ -206,7 +206,7 @@ export async function heartbeat(
   return { leaseExpiresAt, envelope };
 }
 
-/** Why a guarded statement on a job matched nothing: 404, 409 STALE_ATTEMPT, 410 or 409 INVALID_TRANSITION. */
+/** Why a guarded statement on a job matched nothing: no such job, a stale attempt, an expired lease or a wrong state. */
 export async function explainRefusal(
   db: Db,
   tenantId: string,
@@ -214,17 +214,19 @@ export async function explainRefusal(
   attemptId: string,
   nowIso: string,
   to?: string,
-): Promise<ApiError> {
+): Promise<PrintJobRefused> {
   const job = await db
     .selectFrom('print_jobs')
     .selectAll()
     .where('tenant_id', '=', tenantId)
     .where('job_ref', '=', jobRef)
     .executeTakeFirst();
-  if (!job) return ApiError.notFound('Print job');
+  if (!job) return new PrintJobRefused('job_not_found', 'Print job not found');
   if (job.attempt_id !== attemptId) {
-    return new ApiError('STALE_ATTEMPT', 'This attempt was superseded by a newer claim of the job', {
-      details: { jobRef, attemptId, currentAttemptId: job.attempt_id },
+    return new PrintJobRefused('stale_attempt', 'This attempt was superseded by a newer claim of the job', {
+      jobRef,
+      attemptId,
+      currentAttemptId: job.attempt_id,
     });
   }
   const attempt = await db
@@ -236,11 +238,23 @@ export async function explainRefusal(
     (job.lease_expires_at && job.lease_expires_at <= nowIso) ||
     attempt?.failure_reason === 'lease_expired'
   ) {
-    return new ApiError('ENVELOPE_EXPIRED', 'The lease of this attempt, and so its envelope, has expired', {
-      details: { jobRef, attemptId, leaseExpiredAt: job.lease_expires_at },
-    });
+    return new PrintJobRefused(
+      'lease_expired',
+      'The lease of this attempt, and so its envelope, has expired',
+      {
+        jobRef,
+        attemptId,
+        leaseExpiredAt: job.lease_expires_at,
+      },
+    );
   }
-  return new ApiError('INVALID_TRANSITION', `A ${job.state} job cannot move to ${to ?? 'that state'}`, {
-    details: { jobRef, from: job.state, ...(to ? { to } : {}) },
-  });
+  return new PrintJobRefused(
+    'invalid_transition',
+    `A ${job.state} job cannot move to ${to ?? 'that state'}`,
+    {
+      jobRef,
+      from: job.state,
+      ...(to ? { to } : {}),
+    },
+  );
 }

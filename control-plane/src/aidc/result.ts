@@ -15,37 +15,45 @@ import {
   resultSources,
 } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import { findIdempotentReply, storeIdempotentReply } from '../http/idempotency.js';
-import type { Principal } from '../http/principal.js';
-import type { IdempotencyClaim, JsonReply } from '../http/route.js';
-import { parseOrThrow } from '../http/validate.js';
-import type { Db, PrintJobTable } from '../store/index.js';
+import type { Db, OperationKey, PrintJobTable } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 import { explainRefusal, labelMayBeOut } from './claim.js';
-import { jobView } from './model.js';
+import { type JobView, jobView } from './model.js';
 import type { PrintLoopPort } from './port.js';
+import { EvidenceInvalid, PrintJobRefused } from './refusal.js';
 
 export type ResultInput = PrintResult;
 
 export interface ResultDeps {
   db: Db;
   port: PrintLoopPort;
+  /** How long a result's Idempotency-Key is kept (the routes build the key with it). */
   idempotencyTtlHours: number;
   now: () => number;
 }
 
-function rejected(message: string, details: Record<string, unknown>): ApiError {
-  return new ApiError('EVIDENCE_REJECTED', message, { details });
+/** Who reports a result: a device, or a person at a console through an API key. */
+export interface Reporter {
+  type: 'device' | 'api_key';
+  id: string;
+  tenantId: string;
+}
+
+function rejected(message: string, details: Record<string, unknown>): PrintJobRefused {
+  return new PrintJobRefused('evidence_rejected', message, details);
 }
 
 /** Who may report what: the system never attests; only the holding device reports machine evidence. */
-function checkActor(principal: Principal, job: PrintJobTable, input: ResultInput): void {
+function checkActor(principal: Reporter, job: PrintJobTable, input: ResultInput): void {
   if (principal.type === 'device') {
     if (principal.id !== job.device_id) {
-      throw new ApiError('FORBIDDEN', 'Only the device holding this attempt may report its results', {
-        details: { jobRef: job.job_ref },
-      });
+      throw new PrintJobRefused(
+        'not_permitted',
+        'Only the device holding this attempt may report its results',
+        {
+          jobRef: job.job_ref,
+        },
+      );
     }
     if (input.status === 'PRINTED_ATTESTED') {
       const actor = (input.evidence.attestation as { actor: { type: string; id: string } }).actor;
@@ -63,12 +71,10 @@ function checkActor(principal: Principal, job: PrintJobTable, input: ResultInput
     (input.status === 'PRINTED_ATTESTED' &&
       (input.evidence.attestation as { actor: { type: string } }).actor.type === 'human');
   if (!human) {
-    throw new ApiError(
-      'FORBIDDEN',
+    throw new PrintJobRefused(
+      'not_permitted',
       `${input.status} is reported by the device; a person may only attest or fail`,
-      {
-        details: { status: input.status },
-      },
+      { status: input.status },
     );
   }
 }
@@ -192,24 +198,29 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
   }
 }
 
+/** The job after a result; `replayed` when it is the kept answer of an earlier request with the same key. */
+export interface ResultOutcome {
+  job: JobView;
+  replayed: boolean;
+}
+
 /**
  * Moves a job by one result, as the spec's table says: one guarded UPDATE (tenant, job, current attempt,
  * allowed source state, live lease), the evidence, the attempt, SEALED's side effects and the
- * Idempotency-Key, all in one transaction.
+ * Idempotency-Key, all in one transaction. A refusal is thrown as {@link PrintJobRefused}, evidence of
+ * the wrong shape as {@link EvidenceInvalid}.
  */
 export async function reportResult(
   deps: ResultDeps,
-  principal: Principal,
+  principal: Reporter,
   jobRef: string,
   input: ResultInput,
-  idempotency: IdempotencyClaim | null,
+  idempotency: OperationKey<JobView> | null,
   correlationId: string,
-): Promise<JsonReply & { replayed?: true }> {
-  const tenantId = principal.tenant.id;
-  if (idempotency) {
-    const replay = await findIdempotentReply(deps.db, idempotency, deps.now);
-    if (replay) return replay;
-  }
+): Promise<ResultOutcome> {
+  const tenantId = principal.tenantId;
+  const earlier = await idempotency?.earlier(deps.db);
+  if (earlier) return { job: earlier, replayed: true };
   const t = deps.now();
   const iso = new Date(t).toISOString();
   const job = await deps.db
@@ -218,7 +229,7 @@ export async function reportResult(
     .where('tenant_id', '=', tenantId)
     .where('job_ref', '=', jobRef)
     .executeTakeFirst();
-  if (!job) throw ApiError.notFound('Print job');
+  if (!job) throw new PrintJobRefused('job_not_found', 'Print job not found');
   const sources = resultSources(input.status);
   const live =
     job.attempt_id === input.attempt_id &&
@@ -229,7 +240,9 @@ export async function reportResult(
     throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
   }
   const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
-  input.evidence = parseOrThrow(schema, { evidence: input.evidence }, 'body').evidence;
+  const parsed = schema.safeParse({ evidence: input.evidence });
+  if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
+  input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
   await checkEvidence(deps.db, job, input);
 
@@ -301,18 +314,15 @@ export async function reportResult(
           ...(failure ? { reason: failure.reason } : {}),
         },
       });
-      const reply: JsonReply = { status: 200, body: { data: jobView(updated) } };
-      if (idempotency)
-        await storeIdempotentReply(trx, idempotency, reply, deps.idempotencyTtlHours, deps.now);
-      return reply;
+      const view = jobView(updated);
+      await idempotency?.keep(trx, view);
+      return { job: view, replayed: false };
     });
   } catch (err) {
     // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
     // update found the state already moved): its reply is ours.
-    if (idempotency) {
-      const replay = await findIdempotentReply(deps.db, idempotency, deps.now);
-      if (replay) return replay;
-    }
+    const twin = await idempotency?.earlier(deps.db);
+    if (twin) return { job: twin, replayed: true };
     throw err;
   }
 }

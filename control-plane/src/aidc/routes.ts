@@ -15,6 +15,7 @@ import {
   TRANSITIONS,
 } from '@dpp/shared';
 import { ApiError } from '../http/api-error.js';
+import { operationKey } from '../http/idempotency.js';
 import { pageEnvelope } from '../http/paging.js';
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
@@ -22,6 +23,7 @@ import { dataEnvelope } from '../http/schemas.js';
 import { queryInt } from '../http/validate.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
+import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
 import { type ResultDeps, reportResult } from './result.js';
 
 const RefParam = z.object({ ref: JobRefSchema });
@@ -204,19 +206,17 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         },
       },
       errors: ['STALE_ATTEMPT', 'ENVELOPE_EXPIRED', 'INVALID_TRANSITION'],
-      handler: async ({ principal, params, body }) => ({
-        status: 200,
-        body: {
-          data: await heartbeat(
-            deps.claim,
-            principal.tenant.id,
-            principal.id,
-            params.ref,
-            body.attempt_id,
-            body.sending === true,
-          ),
-        },
-      }),
+      handler: async ({ principal, params, body }) => {
+        const answer = await heartbeat(
+          deps.claim,
+          principal.tenant.id,
+          principal.id,
+          params.ref,
+          body.attempt_id,
+          body.sending === true,
+        ).catch(refusalAsHttp);
+        return { status: 200, body: { data: answer } };
+      },
     }),
     route({
       method: 'post',
@@ -239,15 +239,18 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       },
       errors: ['STALE_ATTEMPT', 'ENVELOPE_EXPIRED', 'INVALID_TRANSITION', 'EVIDENCE_REJECTED', 'FORBIDDEN'],
       handler: async ({ principal, params, body, idempotency, correlationId }) => {
-        const reply = await reportResult(
+        const { idempotencyTtlHours: ttlHours, now } = deps.result;
+        const key = idempotency ? operationKey(idempotency, { ttlHours, now }, resultReply) : null;
+        const { job, replayed } = await reportResult(
           deps.result,
-          principal,
+          reporterOf(principal),
           params.ref,
           body,
-          idempotency,
+          key,
           correlationId,
-        );
-        return reply.replayed ? { ...reply, headers: { 'Idempotent-Replayed': 'true' } } : reply;
+        ).catch(refusalAsHttp);
+        const reply = resultReply.toReply(job);
+        return replayed ? { ...reply, headers: { 'Idempotent-Replayed': 'true' } } : reply;
       },
     }),
   ];

@@ -1,10 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson } from '@dpp/shared';
 import { sql } from 'kysely';
-import { findIdempotentReply, storeIdempotentReply, type IdempotencyScope } from '../http/idempotency.js';
-import type { JsonReply } from '../http/route.js';
 import type { Logger } from '../logging/logger.js';
-import type { Db } from '../store/index.js';
+import type { Db, OperationKey } from '../store/index.js';
 import {
   applyOutcomes,
   planPrintEvents,
@@ -18,8 +16,6 @@ import { isUniqueViolation } from '../store/index.js';
 export interface PrintStatusDeps {
   db: Db;
   now: () => number;
-  /** How long a batch is remembered for its derived idempotency (the Idempotency-Key window). */
-  idempotencyTtlHours: number;
 }
 
 export interface PrintStatusContext {
@@ -47,7 +43,17 @@ export function derivedBatchKey(tenantId: string, results: readonly OutcomeInput
   return createHash('sha256').update(tenantId).update('\n').update(canonicalJson(results)).digest('hex');
 }
 
-const replayed = (reply: JsonReply): JsonReply => ({ ...reply, headers: { 'Idempotent-Replayed': 'true' } });
+/** The batch's own idempotency key (rule 2): the batch is also its request, so the hash is the key. */
+export function batchKeyScope(tenantId: string, results: readonly OutcomeInput[]) {
+  const key = derivedBatchKey(tenantId, results);
+  return { tenantId, route: DERIVED_ROUTE, key, requestHash: key };
+}
+
+/** The answer of a report; `replayed` when it is the first answer to an identical batch. */
+export interface PrintStatusOutcome {
+  answer: PrintStatusAnswer;
+  replayed: boolean;
+}
 
 /**
  * Runs `fn` inside a savepoint: a failure rolls back only what `fn` wrote, and is returned, not thrown
@@ -69,22 +75,22 @@ async function inSavepoint(trx: Db, name: string, fn: () => Promise<void>): Prom
 /**
  * POST /carriers/print-status (api-v2.md rules 1-5). In one transaction: the outcomes (wholesale, last
  * write wins), the EPCIS commissioning event of newly printed serials, then the print events inside a
- * savepoint, and the answer under the batch's derived key. An identical batch within the idempotency
- * window replays the first answer and queues nothing; a twin that commits first wins and is replayed.
+ * savepoint, and the answer under the batch's derived key ({@link batchKeyScope}, kept by `batchKey`). An
+ * identical batch within the idempotency window replays the first answer and queues nothing; a twin that
+ * commits first wins and is replayed.
  */
 export async function reportPrintStatus(
   deps: PrintStatusDeps,
   ctx: PrintStatusContext,
   results: readonly OutcomeInput[],
-): Promise<JsonReply> {
-  const key = derivedBatchKey(ctx.tenantId, results);
-  const claim: IdempotencyScope = { tenantId: ctx.tenantId, route: DERIVED_ROUTE, key, requestHash: key };
-  const earlier = await findIdempotentReply(deps.db, claim, deps.now);
-  if (earlier) return replayed(earlier);
+  batchKey: OperationKey<PrintStatusAnswer>,
+): Promise<PrintStatusOutcome> {
+  const earlier = await batchKey.earlier(deps.db);
+  if (earlier) return { answer: earlier, replayed: true };
   try {
     return await deps.db.transaction().execute(async (trx) => {
-      const twin = await findIdempotentReply(trx, claim, deps.now);
-      if (twin) return replayed(twin);
+      const twin = await batchKey.earlier(trx);
+      if (twin) return { answer: twin, replayed: true };
       const meta: ReportMeta = {
         tenantId: ctx.tenantId,
         reportRef: randomUUID(),
@@ -114,22 +120,14 @@ export async function reportPrintStatus(
           ...(p.chunks === undefined ? {} : { chunks: p.chunks }),
         })),
       };
-      const reply: JsonReply = { status: 200, body };
-      // An expired record of the same batch may still be stored: it no longer counts.
-      await trx
-        .deleteFrom('idempotency_keys')
-        .where('tenant_id', '=', claim.tenantId)
-        .where('route', '=', claim.route)
-        .where('key', '=', claim.key)
-        .where('expires_at', '<=', new Date(deps.now()).toISOString())
-        .execute();
-      await storeIdempotentReply(trx, claim, reply, deps.idempotencyTtlHours, deps.now);
-      return reply;
+      // An expired record of the same batch may still be stored: keeping the answer replaces it.
+      await batchKey.keep(trx, body);
+      return { answer: body, replayed: false };
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;
-    const twin = await findIdempotentReply(deps.db, claim, deps.now);
-    if (twin) return replayed(twin);
+    const twin = await batchKey.earlier(deps.db);
+    if (twin) return { answer: twin, replayed: true };
     throw err;
   }
 }

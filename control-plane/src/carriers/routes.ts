@@ -1,11 +1,12 @@
 import { ApiError } from '../http/api-error.js';
+import { type AnswerReply, operationKey } from '../http/idempotency.js';
 import { actorOf } from '../http/principal.js';
 import { route, type RouteDef } from '../http/route.js';
 import type { Db } from '../store/index.js';
 import { allocateSerials } from './allocate.js';
 import { exportPages, exportStream, type ExportFilter } from './export.js';
 import { PRINT_STATES, type PrintState } from './model.js';
-import { reportPrintStatus } from './print-status.js';
+import { type PrintStatusAnswer, batchKeyScope, reportPrintStatus } from './print-status.js';
 import { BatchBody, BatchResponse, ExportQuery, PrintStatusBody, PrintStatusResponse } from './schemas.js';
 
 export interface CarrierRouteDeps {
@@ -58,6 +59,12 @@ async function exportFilter(
   }
   return { tenantId, productId: query.productId, range, printState };
 }
+
+/** A print-status answer, as sent and as kept under the batch's key: the answer is the body. */
+const printStatusReply: AnswerReply<PrintStatusAnswer> = {
+  toReply: (answer) => ({ status: 200, body: answer }),
+  fromReply: (reply) => reply.body as PrintStatusAnswer,
+};
 
 /** POST /carriers/batch, GET /carriers/export, POST /carriers/print-status. */
 export function carrierRoutes(deps: CarrierRouteDeps): RouteDef[] {
@@ -153,12 +160,18 @@ export function carrierRoutes(deps: CarrierRouteDeps): RouteDef[] {
       bodyLimit: BODY_LIMIT,
       request: { body: PrintStatusBody },
       responses: { 200: { description: 'What the report changed and queued', schema: PrintStatusResponse } },
-      handler: async ({ principal, body, correlationId, log }) =>
-        reportPrintStatus(
-          { db, now, idempotencyTtlHours: deps.idempotencyTtlHours },
+      handler: async ({ principal, body, correlationId, log }) => {
+        const scope = batchKeyScope(principal.tenant.id, body.results);
+        const batchKey = operationKey(scope, { ttlHours: deps.idempotencyTtlHours, now }, printStatusReply);
+        const { answer, replayed } = await reportPrintStatus(
+          { db, now },
           { tenantId: principal.tenant.id, correlationId, log },
           body.results,
-        ),
+          batchKey,
+        );
+        const reply = printStatusReply.toReply(answer);
+        return replayed ? { ...reply, headers: { 'Idempotent-Replayed': 'true' } } : reply;
+      },
     }),
   ];
 }

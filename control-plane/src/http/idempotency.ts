@@ -1,7 +1,20 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canonicalJson } from '@dpp/shared';
-import type { Db, SecretBox } from '../store/index.js';
+import {
+  type Db,
+  type IdempotencyKeyRef,
+  type OperationKey,
+  type SecretBox,
+  completeIdempotencyKey,
+  deleteExpiredIdempotencyKey,
+  deleteIdempotencyKeyExpiringAt,
+  findIdempotencyKey,
+  insertCompletedIdempotencyKey,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+  takeOverIdempotencyKey,
+} from '../store/index.js';
 import { ApiError } from './api-error.js';
 import type { IdempotencyMode, JsonReply } from './route.js';
 
@@ -25,11 +38,9 @@ export interface IdempotencyOptions {
 const answerContext = (s: IdempotencyScope) =>
   `idempotency_keys.response_body:${s.tenantId}:${s.route}:${s.key}`;
 
-export interface IdempotencyScope {
-  tenantId: string;
+export interface IdempotencyScope extends IdempotencyKeyRef {
   /** Method and route pattern, e.g. `POST /api/v2/products/{id}/void`. */
   route: string;
-  key: string;
   /** SHA-256 over the concrete path and the canonical JSON body. */
   requestHash: string;
 }
@@ -41,6 +52,16 @@ export function requestHash(path: string, body: unknown): string {
     .update(body === undefined ? '' : canonicalJson(body))
     .digest('hex');
 }
+
+const keyReused = () =>
+  ApiError.plain(409, 'This Idempotency-Key was already used with a different request', {
+    details: { reason: 'idempotency_key_reused', header: IDEMPOTENCY_HEADER },
+  });
+
+const lifetime = (t: number, ttlHours: number) => ({
+  now: new Date(t).toISOString(),
+  expiresAt: new Date(t + ttlHours * 3_600_000).toISOString(),
+});
 
 /**
  * Reads the Idempotency-Key header per the route's mode: required routes refuse a call without it
@@ -83,26 +104,19 @@ export async function runIdempotent(
   try {
     reply = await execute();
   } catch (err) {
-    await release(opts.db, scope);
+    await releaseIdempotencyKey(opts.db, scope);
     throw err;
   }
   if (reply.status >= 500) {
-    await release(opts.db, scope);
+    await releaseIdempotencyKey(opts.db, scope);
     return reply;
   }
-  await opts.db
-    .updateTable('idempotency_keys')
-    .set({
-      state: 'completed',
-      response_status: reply.status,
-      response_body:
-        reply.body === undefined ? null : opts.secrets.seal(JSON.stringify(reply.body), answerContext(scope)),
-      response_headers: reply.headers ? JSON.stringify(reply.headers) : null,
-    })
-    .where('tenant_id', '=', scope.tenantId)
-    .where('route', '=', scope.route)
-    .where('key', '=', scope.key)
-    .execute();
+  await completeIdempotencyKey(opts.db, scope, {
+    status: reply.status,
+    body:
+      reply.body === undefined ? null : opts.secrets.seal(JSON.stringify(reply.body), answerContext(scope)),
+    headers: reply.headers ? JSON.stringify(reply.headers) : null,
+  });
   return reply;
 }
 
@@ -111,48 +125,16 @@ async function begin(opts: IdempotencyOptions, scope: IdempotencyScope): Promise
   for (;;) {
     const t = opts.now();
     const nowIso = new Date(t).toISOString();
-    const inserted = await opts.db
-      .insertInto('idempotency_keys')
-      .values({
-        tenant_id: scope.tenantId,
-        route: scope.route,
-        key: scope.key,
-        request_hash: scope.requestHash,
-        state: 'running',
-        response_status: null,
-        response_body: null,
-        response_headers: null,
-        locked_at: nowIso,
-        created_at: nowIso,
-        expires_at: new Date(t + opts.ttlHours * 3_600_000).toISOString(),
-      })
-      .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'proceed' };
-
-    const row = await opts.db
-      .selectFrom('idempotency_keys')
-      .selectAll()
-      .where('tenant_id', '=', scope.tenantId)
-      .where('route', '=', scope.route)
-      .where('key', '=', scope.key)
-      .executeTakeFirst();
+    if (await reserveIdempotencyKey(opts.db, scope, scope.requestHash, lifetime(t, opts.ttlHours))) {
+      return { kind: 'proceed' };
+    }
+    const row = await findIdempotencyKey(opts.db, scope);
     if (!row) continue; // released or expired between our insert and select: try again
     if (row.expires_at <= nowIso) {
-      await opts.db
-        .deleteFrom('idempotency_keys')
-        .where('tenant_id', '=', scope.tenantId)
-        .where('route', '=', scope.route)
-        .where('key', '=', scope.key)
-        .where('expires_at', '=', row.expires_at)
-        .execute();
+      await deleteIdempotencyKeyExpiringAt(opts.db, scope, row.expires_at);
       continue;
     }
-    if (row.request_hash !== scope.requestHash) {
-      throw ApiError.plain(409, 'This Idempotency-Key was already used with a different request', {
-        details: { reason: 'idempotency_key_reused', header: IDEMPOTENCY_HEADER },
-      });
-    }
+    if (row.request_hash !== scope.requestHash) throw keyReused();
     if (row.state === 'completed') {
       return {
         kind: 'replay',
@@ -168,16 +150,7 @@ async function begin(opts: IdempotencyOptions, scope: IdempotencyScope): Promise
     }
     // Still running. Take over a reservation abandoned by a crash; otherwise wait for the twin.
     if (Date.parse(row.locked_at) < t - ABANDONED_AFTER_MS) {
-      const taken = await opts.db
-        .updateTable('idempotency_keys')
-        .set({ locked_at: nowIso })
-        .where('tenant_id', '=', scope.tenantId)
-        .where('route', '=', scope.route)
-        .where('key', '=', scope.key)
-        .where('state', '=', 'running')
-        .where('locked_at', '=', row.locked_at)
-        .executeTakeFirst();
-      if (Number(taken.numUpdatedRows) === 1) return { kind: 'proceed' };
+      if (await takeOverIdempotencyKey(opts.db, scope, row.locked_at, nowIso)) return { kind: 'proceed' };
       continue;
     }
     if (opts.now() >= deadline) {
@@ -194,80 +167,48 @@ async function begin(opts: IdempotencyOptions, scope: IdempotencyScope): Promise
   }
 }
 
-async function release(db: Db, scope: IdempotencyScope): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', scope.tenantId)
-    .where('route', '=', scope.route)
-    .where('key', '=', scope.key)
-    .where('state', '=', 'running')
-    .execute();
-}
-
-/** Deletes expired keys; run periodically by the housekeeping worker. */
-export async function purgeExpiredIdempotencyKeys(db: Db, now: () => number): Promise<number> {
-  const res = await db
-    .deleteFrom('idempotency_keys')
-    .where('expires_at', '<=', new Date(now()).toISOString())
-    .executeTakeFirst();
-  return Number(res.numDeletedRows);
+/** How an operation's answer is written as a reply and read back from a kept one. */
+export interface AnswerReply<T> {
+  toReply(answer: T): JsonReply;
+  fromReply(reply: JsonReply): T;
 }
 
 /**
- * For operations that claim the key inside their own transaction: the stored reply of an earlier request
- * under this key (replayed), or null to proceed. A different request under the key is 409.
+ * The key of an operation that claims it inside its own transaction (see {@link OperationKey}). An
+ * earlier answer under the key with a different request is 409; an expired one no longer counts.
  */
-export async function findIdempotentReply(
-  db: Db,
-  claim: IdempotencyScope,
-  now: () => number,
-): Promise<(JsonReply & { replayed: true }) | null> {
-  const row = await db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('tenant_id', '=', claim.tenantId)
-    .where('route', '=', claim.route)
-    .where('key', '=', claim.key)
-    .executeTakeFirst();
-  if (!row || row.expires_at <= new Date(now()).toISOString() || row.state !== 'completed') return null;
-  if (row.request_hash !== claim.requestHash) {
-    throw ApiError.plain(409, 'This Idempotency-Key was already used with a different request', {
-      details: { reason: 'idempotency_key_reused', header: IDEMPOTENCY_HEADER },
-    });
-  }
+export function operationKey<T>(
+  scope: IdempotencyScope,
+  opts: { ttlHours: number; now: () => number },
+  codec: AnswerReply<T>,
+): OperationKey<T> {
   return {
-    status: row.response_status ?? 200,
-    body: row.response_body === null ? undefined : JSON.parse(row.response_body),
-    replayed: true,
+    async earlier(db) {
+      const row = await findIdempotencyKey(db, scope);
+      if (!row || row.expires_at <= new Date(opts.now()).toISOString() || row.state !== 'completed') {
+        return null;
+      }
+      if (row.request_hash !== scope.requestHash) throw keyReused();
+      return codec.fromReply({
+        status: row.response_status ?? 200,
+        body: row.response_body === null ? undefined : JSON.parse(row.response_body),
+      });
+    },
+    async keep(trx, answer) {
+      const reply = codec.toReply(answer);
+      const at = lifetime(opts.now(), opts.ttlHours);
+      await deleteExpiredIdempotencyKey(trx, scope, at.now);
+      await insertCompletedIdempotencyKey(
+        trx,
+        scope,
+        scope.requestHash,
+        {
+          status: reply.status,
+          body: reply.body === undefined ? null : JSON.stringify(reply.body),
+          headers: null,
+        },
+        at,
+      );
+    },
   };
-}
-
-/**
- * Stores the reply under the key in the caller's transaction. If a twin committed first, the insert
- * conflicts and the transaction fails; the caller then replays the twin's reply.
- */
-export async function storeIdempotentReply(
-  trx: Db,
-  claim: IdempotencyScope,
-  reply: JsonReply,
-  ttlHours: number,
-  now: () => number,
-): Promise<void> {
-  const t = now();
-  await trx
-    .insertInto('idempotency_keys')
-    .values({
-      tenant_id: claim.tenantId,
-      route: claim.route,
-      key: claim.key,
-      request_hash: claim.requestHash,
-      state: 'completed',
-      response_status: reply.status,
-      response_body: reply.body === undefined ? null : JSON.stringify(reply.body),
-      response_headers: null,
-      locked_at: new Date(t).toISOString(),
-      created_at: new Date(t).toISOString(),
-      expires_at: new Date(t + ttlHours * 3_600_000).toISOString(),
-    })
-    .execute();
 }

@@ -4,6 +4,7 @@ import type { ZodType } from 'zod';
 import type { ErrorCode } from '@dpp/shared';
 import type { Tier } from '../config/index.js';
 import type { Logger } from '../logging/logger.js';
+import type { IdempotencyScope } from './idempotency.js';
 import type { Principal } from './principal.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -45,13 +46,8 @@ export interface StreamReply {
 
 export type Reply = JsonReply | StreamReply;
 
-export interface IdempotencyClaim {
-  /** Owner of the key: the tenant. */
-  tenantId: string;
-  route: string;
-  key: string;
-  requestHash: string;
-}
+/** The Idempotency-Key a handler claims itself (`idempotencyInOperation`); the owner is the tenant. */
+export type IdempotencyClaim = IdempotencyScope;
 
 export interface RequestContext<B, Q, P> {
   /** Set for operations with `idempotencyInOperation` when the caller sent a key. */

@@ -13,16 +13,23 @@ export function fieldPath(path: readonly PropertyKey[]): string {
  * Parses one part of the request; a failure is 400 VALIDATION_ERROR whose message names the field and
  * the bound, with every issue in `details.issues`.
  */
-export function parseOrThrow<T>(schema: ZodType<T>, value: unknown, where: 'body' | 'query' | 'path'): T {
+export function parseOrThrow<T>(schema: ZodType<T>, value: unknown, where: RequestPart): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((i) => ({
+  throw validationError(result.error.issues, where);
+}
+
+export type RequestPart = 'body' | 'query' | 'path';
+
+/** 400 VALIDATION_ERROR for zod issues found in one part of the request. */
+export function validationError(zodIssues: readonly z.core.$ZodIssue[], where: RequestPart): ApiError {
+  const issues = zodIssues.map((i) => ({
     field: fieldPath(i.path) || where,
     message: i.message,
     code: i.code,
   }));
   const first = issues[0]!;
-  throw ApiError.validation(first.field, `${first.field}: ${first.message}`, { in: where, issues });
+  return ApiError.validation(first.field, `${first.field}: ${first.message}`, { in: where, issues });
 }
 
 /** A query-string boolean: only `true` and `false` (z.coerce.boolean would read "false" as true). */

@@ -7,4 +7,5 @@ export type * from './schema-passports.js';
 export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';
+export * from './idempotency-keys.js';
 export { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';

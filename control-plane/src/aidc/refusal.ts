@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+
+/**
+ * Why the print loop refused a heartbeat or a result. The routes map each reason onto the error
+ * envelope (api-v2.md, Print jobs: 404, 409 STALE_ATTEMPT, 410 ENVELOPE_EXPIRED, 409 INVALID_TRANSITION,
+ * 403 FORBIDDEN, 422 EVIDENCE_REJECTED).
+ */
+export type RefusalReason =
+  | 'job_not_found'
+  | 'stale_attempt'
+  | 'lease_expired'
+  | 'invalid_transition'
+  | 'not_permitted'
+  | 'evidence_rejected';
+
+export class PrintJobRefused extends Error {
+  constructor(
+    readonly reason: RefusalReason,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'PrintJobRefused';
+  }
+}
+
+/** The evidence of a result does not have the shape its status requires (a malformed request). */
+export class EvidenceInvalid extends Error {
+  constructor(readonly issues: readonly z.core.$ZodIssue[]) {
+    super('The evidence does not have the shape its status requires');
+    this.name = 'EvidenceInvalid';
+  }
+}

@@ -1,0 +1,188 @@
+/**
+ * The `idempotency_keys` table: one row per (owner, route, key), `running` while its request runs and
+ * `completed` with the answer after. What a key means for a request (replay, 409, waiting for a twin) is
+ * decided in http/idempotency.ts; this module only reads and writes the rows.
+ */
+import type { Db } from './database.js';
+import type { IdempotencyKeyTable } from './schema.js';
+
+/** Which key: its owner (a tenant, or an OAuth client before there is one), the route and the key. */
+export interface IdempotencyKeyRef {
+  tenantId: string;
+  route: string;
+  key: string;
+}
+
+/** An answer as kept under a key. `body` is stored as given (callers seal it when it may hold a secret). */
+export interface StoredAnswer {
+  status: number;
+  body: string | null;
+  headers: string | null;
+}
+
+export async function findIdempotencyKey(
+  db: Db,
+  ref: IdempotencyKeyRef,
+): Promise<IdempotencyKeyTable | undefined> {
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .executeTakeFirst();
+}
+
+/** Reserves the key for a request that starts now; false when a row for it is already there. */
+export async function reserveIdempotencyKey(
+  db: Db,
+  ref: IdempotencyKeyRef,
+  requestHash: string,
+  at: { now: string; expiresAt: string },
+): Promise<boolean> {
+  const inserted = await db
+    .insertInto('idempotency_keys')
+    .values({
+      ...keyColumns(ref),
+      request_hash: requestHash,
+      state: 'running',
+      response_status: null,
+      response_body: null,
+      response_headers: null,
+      locked_at: at.now,
+      created_at: at.now,
+      expires_at: at.expiresAt,
+    })
+    .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing())
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
+}
+
+/** Takes over a reservation whose request never finished; false when someone else moved it first. */
+export async function takeOverIdempotencyKey(
+  db: Db,
+  ref: IdempotencyKeyRef,
+  lockedAt: string,
+  now: string,
+): Promise<boolean> {
+  const taken = await db
+    .updateTable('idempotency_keys')
+    .set({ locked_at: now })
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .where('state', '=', 'running')
+    .where('locked_at', '=', lockedAt)
+    .executeTakeFirst();
+  return Number(taken.numUpdatedRows) === 1;
+}
+
+/** Marks a reserved key completed with its answer. */
+export async function completeIdempotencyKey(
+  db: Db,
+  ref: IdempotencyKeyRef,
+  answer: StoredAnswer,
+): Promise<void> {
+  await db
+    .updateTable('idempotency_keys')
+    .set({
+      state: 'completed',
+      response_status: answer.status,
+      response_body: answer.body,
+      response_headers: answer.headers,
+    })
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .execute();
+}
+
+/**
+ * Keeps a completed answer under the key in the caller's transaction, for operations that claim the key
+ * inside their own work. If a twin committed first, the insert conflicts and the transaction fails.
+ */
+export async function insertCompletedIdempotencyKey(
+  trx: Db,
+  ref: IdempotencyKeyRef,
+  requestHash: string,
+  answer: StoredAnswer,
+  at: { now: string; expiresAt: string },
+): Promise<void> {
+  await trx
+    .insertInto('idempotency_keys')
+    .values({
+      ...keyColumns(ref),
+      request_hash: requestHash,
+      state: 'completed',
+      response_status: answer.status,
+      response_body: answer.body,
+      response_headers: answer.headers,
+      locked_at: at.now,
+      created_at: at.now,
+      expires_at: at.expiresAt,
+    })
+    .execute();
+}
+
+/** Deletes the key's row if it expired at or before `now` (it no longer counts). */
+export async function deleteExpiredIdempotencyKey(
+  db: Db,
+  ref: IdempotencyKeyRef,
+  now: string,
+): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .where('expires_at', '<=', now)
+    .execute();
+}
+
+/** Deletes the key's row if it still expires at `expiresAt` (nobody renewed it in between). */
+export async function deleteIdempotencyKeyExpiringAt(
+  db: Db,
+  ref: IdempotencyKeyRef,
+  expiresAt: string,
+): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .where('expires_at', '=', expiresAt)
+    .execute();
+}
+
+/** Releases a reservation whose request failed, so the caller may retry with the same key. */
+export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Promise<void> {
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', ref.tenantId)
+    .where('route', '=', ref.route)
+    .where('key', '=', ref.key)
+    .where('state', '=', 'running')
+    .execute();
+}
+
+/** Deletes every expired key; run periodically by the housekeeping loop. */
+export async function purgeExpiredIdempotencyKeys(db: Db, now: string): Promise<number> {
+  const res = await db.deleteFrom('idempotency_keys').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+/**
+ * The Idempotency-Key of an operation that claims it inside its own transaction (a print result, a
+ * print-status batch): the operation reads an earlier answer before it starts and keeps its own answer
+ * with its work, so a retry replays instead of doing the work twice. The HTTP layer builds it.
+ */
+export interface OperationKey<T> {
+  /** The answer of an earlier request under this key, or null to proceed. */
+  earlier(db: Db): Promise<T | null>;
+  /** Keeps the answer in the caller's transaction; the transaction fails if a twin committed first. */
+  keep(trx: Db, answer: T): Promise<void>;
+}
+
+function keyColumns(ref: IdempotencyKeyRef) {
+  return { tenant_id: ref.tenantId, route: ref.route, key: ref.key };
+}
