@@ -15,6 +15,24 @@ export default tseslint.config(
     },
   },
   {
+    // Every folder of the control plane reaches http/ through its door (http/index.ts), like any other.
+    files: ['control-plane/src/**/*.ts'],
+    ignores: ['control-plane/src/http/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^\\.{1,2}/(\\.\\./)*http/(?!index\\.js$)',
+              message: 'Import http/ through its door: http/index.js.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // One rule for transactions (control-plane/src/store/unit-of-work.ts): a unit of work is
     // `db.transaction().execute(fn)`, which the store guards. Kysely's other ways to hold a connection are
     // not guarded, so they are not used.

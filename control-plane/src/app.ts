@@ -1,14 +1,17 @@
 import express, { type Express } from 'express';
 import type { Config } from './config/index.js';
 import { Metrics, healthRoutes } from './health/index.js';
-import { securityHeaders } from './http/edge.js';
-import { correlationId } from './http/correlation.js';
-import { errorHandler, notFoundOrMethodNotAllowed } from './http/errors.js';
-import { mountRoutes } from './http/mount.js';
-import type { Authenticator } from './http/principal.js';
-import { RateLimiter } from './http/rate-limit.js';
-import { requestLog } from './http/request-log.js';
-import type { RouteDef } from './http/route.js';
+import {
+  securityHeaders,
+  correlationId,
+  errorHandler,
+  notFoundOrMethodNotAllowed,
+  mountRoutes,
+  type Authenticator,
+  RateLimiter,
+  requestLog,
+  type RouteDef,
+} from './http/index.js';
 import type { Logger } from './logging/logger.js';
 import type { Mailer } from './mail/index.js';
 import { openApiRoutes } from './openapi/index.js';

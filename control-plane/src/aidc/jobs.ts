@@ -2,9 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { ACTIVE_STATES, type LabelTemplate } from '@dpp/shared';
 import { WORK_NOTICE_TOPIC } from '../broker/index.js';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import { type Page, toPage } from '../http/paging.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Page, toPage, type Actor } from '../http/index.js';
 import { enqueueOutbox } from '../outbox/index.js';
 import type { Db, PrintJobTable } from '../store/index.js';
 import {

@@ -3,10 +3,7 @@
  * result's kept answer as a reply. The services below know nothing of HTTP.
  */
 import type { ErrorCode } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import type { AnswerReply } from '../http/idempotency.js';
-import type { Principal } from '../http/principal.js';
-import { validationError } from '../http/validate.js';
+import { ApiError, type AnswerReply, type Principal, validationError } from '../http/index.js';
 import type { JobView } from './model.js';
 import { EvidenceInvalid, PrintJobRefused, type RefusalReason } from './refusal.js';
 import type { Reporter } from './result.js';

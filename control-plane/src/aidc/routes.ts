@@ -14,13 +14,16 @@ import {
   PrinterNameSchema,
   TRANSITIONS,
 } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import { operationKey } from '../http/idempotency.js';
-import { pageEnvelope } from '../http/paging.js';
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
-import { dataEnvelope } from '../http/schemas.js';
-import { queryInt } from '../http/validate.js';
+import {
+  ApiError,
+  operationKey,
+  pageEnvelope,
+  actorOf,
+  route,
+  type RouteDef,
+  dataEnvelope,
+  queryInt,
+} from '../http/index.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
 import { refusalAsHttp, reporterOf, resultReply } from './replies.js';

@@ -1,4 +1,4 @@
-import type { Actor } from '../http/principal.js';
+import type { Actor } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 

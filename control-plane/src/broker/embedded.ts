@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { isWithinDeviceSubtree, parseDeviceTopic } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
-import type { Principal } from '../http/principal.js';
+import type { Principal } from '../http/index.js';
 import type { Broker } from './broker.js';
 
 export interface EmbeddedBrokerOptions {

@@ -1,7 +1,4 @@
-import { ApiError } from '../http/api-error.js';
-import { type AnswerReply, operationKey } from '../http/idempotency.js';
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
+import { ApiError, type AnswerReply, operationKey, actorOf, route, type RouteDef } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { allocateSerials } from './allocate.js';
 import { exportPages, exportStream, type ExportFilter } from './export.js';

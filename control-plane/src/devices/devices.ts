@@ -8,7 +8,7 @@ import {
 } from '@dpp/shared';
 import { type AuditContext } from '../tenants/index.js';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, DeviceTable, EnrollmentTokenTable } from '../store/index.js';
 import { thumbprint, tokenHash, verifyDeviceSignedJwt } from './proof.js';
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type JWK, type JWTPayload, calculateJwkThumbprint, importJWK, jwtVerify } from 'jose';
 import type { Ed25519PublicJwk } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 
 /** base64url(SHA-256(token)): binds an enrollment proof to one enrollment token. */
 export function tokenHash(token: string): string {

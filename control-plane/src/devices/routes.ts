@@ -6,10 +6,15 @@ import {
   EnrollResponseSchema,
   isTopicLevel,
 } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import { actorOf } from '../http/principal.js';
-import { publicRoute, route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import {
+  ApiError,
+  actorOf,
+  publicRoute,
+  route,
+  type RouteDef,
+  UuidParam,
+  dataEnvelope,
+} from '../http/index.js';
 import type { DeviceService } from './devices.js';
 
 const DeviceSchema = z

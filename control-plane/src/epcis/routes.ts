@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../http/api-error.js';
-import { route, type RouteDef } from '../http/route.js';
-import { queryInt } from '../http/validate.js';
+import { ApiError, route, type RouteDef, queryInt } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { captureDocument, getCapture } from './capture.js';
 import { EPCIS_EVENT_TYPES, EpcisDocumentSchema } from './schemas.js';

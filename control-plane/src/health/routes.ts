@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { publicRoute, type RouteDef } from '../http/route.js';
+import { publicRoute, type RouteDef } from '../http/index.js';
 import type { Metrics } from './metrics.js';
 
 export interface HealthDeps {

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db, IngestErrorTable, IngestJobTable } from '../store/index.js';
 import { isPostgres } from '../store/index.js';
-import { DEFAULT_PAGE_SIZE, decodeNumberCursor, encodeCursor, toPage } from '../http/paging.js';
+import { DEFAULT_PAGE_SIZE, decodeNumberCursor, encodeCursor, toPage } from '../http/index.js';
 
 /**
  * Job states. `receiving`: the upload is being spooled (not yet accepted; never shown to a caller).

@@ -6,7 +6,7 @@
  *   that array (`{"items": [...]}`); the object's other members are kept in `members` (small values only).
  * - {@link NdjsonParser}: one JSON value per line (NDJSON / JSON Lines); a bad line is a bad row only.
  */
-import { parseBoundedJson } from '../http/json-bounds.js';
+import { parseBoundedJson } from '../http/index.js';
 
 /** The document is not JSON, or not one of the accepted shapes. */
 export class JsonSyntaxError extends Error {

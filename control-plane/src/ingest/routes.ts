@@ -1,12 +1,18 @@
 import type { Request } from 'express';
 import { z } from 'zod';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import { IDEMPOTENCY_HEADER, readIdempotencyKey } from '../http/idempotency.js';
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
-import { dataEnvelope } from '../http/schemas.js';
-import { CursorQuery, LimitQuery, pageEnvelope } from '../http/paging.js';
+import {
+  ApiError,
+  IDEMPOTENCY_HEADER,
+  readIdempotencyKey,
+  actorOf,
+  route,
+  type RouteDef,
+  dataEnvelope,
+  CursorQuery,
+  LimitQuery,
+  pageEnvelope,
+} from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { MAX_STORED_ERRORS, STATUS_ERRORS, getJob, jobView, listJobCreated, listJobErrors } from './jobs.js';

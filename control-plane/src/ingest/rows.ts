@@ -1,5 +1,4 @@
-import { ApiError } from '../http/api-error.js';
-import { parseBoundedJson } from '../http/json-bounds.js';
+import { ApiError, parseBoundedJson } from '../http/index.js';
 import {
   DEFAULT_JURISDICTION,
   PRODUCT_COLUMNS,

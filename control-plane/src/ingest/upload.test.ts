@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { productBody } from '../products/fixtures.js';
 import { schemaRegistry } from '../schemas/index.js';
 import { insertTenant } from '../tenants/index.js';

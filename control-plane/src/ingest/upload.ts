@@ -1,8 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { ApiError } from '../http/api-error.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Actor } from '../http/index.js';
 import { isUniqueViolation } from '../store/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db, IngestJobTable } from '../store/index.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { PollingLoop } from '../workers/index.js';
 import type { Environment } from '../config/index.js';
-import { ApiError } from '../http/api-error.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Actor } from '../http/index.js';
 import type { Logger } from '../logging/logger.js';
 import { insertPrepared, prepareCreate, type PreparedItem, type WriteContext } from '../products/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';

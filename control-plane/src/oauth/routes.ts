@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { TokenResponseSchema } from '@dpp/shared';
-import { publicRoute, type RouteDef } from '../http/route.js';
+import { publicRoute, type RouteDef } from '../http/index.js';
 import type { TokenService } from './tokens.js';
 
 const TokenRequestSchema = z

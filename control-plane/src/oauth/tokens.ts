@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
 import { DEVICE_SCOPE, type Ed25519PublicJwk, JWT_BEARER_ASSERTION, type TokenResponse } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import type { Authenticator, Principal } from '../http/principal.js';
+import { ApiError, type Authenticator, type Principal } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Db } from '../store/index.js';

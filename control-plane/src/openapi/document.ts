@@ -1,8 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '@dpp/shared';
-import { ErrorEnvelopeSchema } from '../http/schemas.js';
-import type { RouteDef } from '../http/route.js';
+import { ErrorEnvelopeSchema, type RouteDef } from '../http/index.js';
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Bad request',

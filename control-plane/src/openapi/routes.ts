@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { ApiError } from '../http/api-error.js';
-import { publicRoute, type RouteDef } from '../http/route.js';
+import { ApiError, publicRoute, type RouteDef } from '../http/index.js';
 import { buildJsonSchemaCatalogue, buildOpenApiDocument } from './document.js';
 
 const CATALOGUE_PATH = '/api/v2/json-schemas';

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import type { RegistryName } from '../config/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { digitalLinkOf } from './content.js';
 import type { PassportWriteContext } from './publish.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { type Db, isPostgres, isUniqueViolation, type PassportTable } from '../store/index.js';
 import { sha256Hex } from './chain.js';
 import type { CommandEnvelope } from './command-envelope.js';

@@ -1,7 +1,6 @@
 /** POST /dpp/generate: the checks made at once, then a queued request the worker runs. */
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../http/api-error.js';
-import { actorOf, type Principal } from '../http/principal.js';
+import { ApiError, actorOf, type Principal } from '../http/index.js';
 import type { Db, PassportGenerationTable } from '../store/index.js';
 import {
   GENERATION_STAGES,

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError, type Actor } from '../http/index.js';
 import { PollingLoop } from '../workers/index.js';
-import type { Actor } from '../http/principal.js';
 import type { Logger } from '../logging/logger.js';
 import { getProductForUpdate } from '../products/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';

@@ -1,5 +1,5 @@
 /** Reads of a passport over time: the version chain, as-of projections, proofs and the lifecycle log. */
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, PassportTable, PassportVersionTable } from '../store/index.js';
 import { sectionProof } from './merkle.js';
 import { publicStatus } from './model.js';

@@ -3,7 +3,7 @@
  * fails by throwing the typed error the status shows; the worker (generation-worker.ts) records progress.
  */
 import { issuerDid, verificationMethodDid, verifyProof } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import { validateFields } from '../schemas/index.js';
 import type { Db, PassportGenerationTable, ProductTable, SecretBox } from '../store/index.js';

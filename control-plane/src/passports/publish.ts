@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Actor } from '../http/index.js';
 import { getProductForUpdate, markProductPublished } from '../products/index.js';
 import { type Db, isUniqueViolation, type PassportVersionTable } from '../store/index.js';
 import { contentHash, versionHash } from './chain.js';

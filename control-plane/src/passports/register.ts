@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import type { Environment } from '../config/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { getProductForUpdate } from '../products/index.js';
 import type {
   Db,

@@ -1,5 +1,4 @@
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
+import { actorOf, route, type RouteDef } from '../http/index.js';
 import { CommandResultSchema, LooseObject } from './api-schemas.js';
 import { commandCatalog } from './catalog.js';
 import { CommandEnvelopeSchema } from './command-envelope.js';

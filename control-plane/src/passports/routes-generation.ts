@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ERROR_CODES, type ErrorCode } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import { route, type RouteDef } from '../http/route.js';
+import { ApiError, route, type RouteDef } from '../http/index.js';
 import { GenerateBody, GenerationStatusSchema, RequestIdParam } from './api-schemas.js';
 import { generationView, requestGeneration } from './generate.js';
 import { getGeneration, type GenerationError } from './generation-store.js';

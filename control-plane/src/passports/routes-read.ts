@@ -1,5 +1,4 @@
-import { ApiError } from '../http/api-error.js';
-import { route, type RouteDef } from '../http/route.js';
+import { ApiError, route, type RouteDef } from '../http/index.js';
 import { AsOfQuery, IdParam, LooseObject, ProofQuery, SectionParam, VersionSchema } from './api-schemas.js';
 import { lifecycleLog, passportAsOf, passportHistory, requirePassport, sectionProofOf } from './history.js';
 import type { PassportRouteDeps } from './routes.js';

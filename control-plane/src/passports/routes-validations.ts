@@ -1,5 +1,4 @@
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
+import { actorOf, route, type RouteDef } from '../http/index.js';
 import { IdParam, ValidationAnchoredSchema, ValidationBody, ValidationListSchema } from './api-schemas.js';
 import type { PassportRouteDeps } from './routes.js';
 import { anchorValidation, listValidations } from './validations.js';

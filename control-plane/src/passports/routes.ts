@@ -1,5 +1,5 @@
 import type { Environment, RegistryName } from '../config/index.js';
-import type { RouteDef } from '../http/route.js';
+import type { RouteDef } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db, SecretBox } from '../store/index.js';
 import type { CredentialSigner } from './issuer.js';

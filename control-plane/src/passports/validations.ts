@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { canonicalJson, issuerDid, verificationMethodDid, verifyProof } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, PassportValidationTable } from '../store/index.js';
 import { sha256Hex } from './chain.js';
 import { digitalLinkOf } from './content.js';

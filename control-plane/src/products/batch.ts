@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { recordAudit } from '../audit/index.js';
-import type { ApiError } from '../http/api-error.js';
+import type { ApiError } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { BATCH_MAX_ITEMS, insertPrepared, type PreparedItem } from './create.js';
 import { prepareCreate, type WriteContext } from './rules.js';

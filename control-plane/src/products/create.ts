@@ -1,5 +1,5 @@
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, ProductTable } from '../store/index.js';
 import { insertVersions } from './history.js';
 import { toProductView, type ProductView } from './model.js';

@@ -1,12 +1,18 @@
 import { z } from 'zod';
-import { ApiError } from '../http/api-error.js';
-import { route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import {
+  ApiError,
+  route,
+  type RouteDef,
+  UuidParam,
+  dataEnvelope,
+  CursorQuery,
+  LimitQuery,
+  pageEnvelope,
+} from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ProductEventSchema, ProductVersionSchema, TenantCategorySchema } from './api-schemas.js';
 import { listProductEvents, listVersions } from './history.js';
 import { productStatus } from './model.js';
-import { CursorQuery, LimitQuery, pageEnvelope } from '../http/paging.js';
 import { categoryCounts, getProduct } from './queries.js';
 import { read, type ProductRouteDeps } from './routes.js';
 

@@ -1,8 +1,14 @@
-import type { Actor } from '../http/principal.js';
+import {
+  type Actor,
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  decodeNumberCursor,
+  encodeCursor,
+  toPage,
+} from '../http/index.js';
 import type { Db, ProductVersionTable } from '../store/index.js';
 import { timeOrderedUuid } from './ids.js';
 import type { ProductView } from './model.js';
-import { DEFAULT_PAGE_SIZE, decodeCursor, decodeNumberCursor, encodeCursor, toPage } from '../http/paging.js';
 
 /** What kind of write made a version. */
 export type VersionChange = 'created' | 'updated' | 'transitioned' | 'voided';

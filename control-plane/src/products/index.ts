@@ -1,5 +1,5 @@
 /** Products: the create contract, lifecycle, versions and events, and the hooks other domains call. */
-import type { RouteDef } from '../http/route.js';
+import type { RouteDef } from '../http/index.js';
 import { productHistoryRoutes } from './history-routes.js';
 import { productLifecycleRoutes } from './lifecycle-routes.js';
 import { productCrudRoutes, type ProductRouteDeps } from './routes.js';

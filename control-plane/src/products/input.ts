@@ -6,8 +6,7 @@ import {
   GS1_SERIAL_MAX_LENGTH,
   SGTIN96_MAX_SERIAL,
 } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import { fieldPath } from '../http/validate.js';
+import { ApiError, fieldPath } from '../http/index.js';
 import { DEFAULT_COMPANY_PREFIX_LENGTH, GRANULARITIES } from './model.js';
 
 /** Largest customData accepted, as serialized JSON. */

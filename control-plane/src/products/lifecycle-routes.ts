@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import { route, type RouteDef, UuidParam, dataEnvelope } from '../http/index.js';
 import { ProductSchema } from './api-schemas.js';
 import { noNul } from './input.js';
 import { transitionProduct, voidProduct } from './lifecycle.js';

@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, ProductTable } from '../store/index.js';
 import { insertVersions, type VersionChange } from './history.js';
 import { STAGE_TRANSITIONS, productStatus, toProductView, type ProductView } from './model.js';

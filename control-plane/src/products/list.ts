@@ -10,7 +10,7 @@ import {
   decodeCursor,
   encodeCursor,
   toPage,
-} from '../http/paging.js';
+} from '../http/index.js';
 import { nameKeyColumn } from './queries.js';
 
 export const PRODUCT_SORTS = [

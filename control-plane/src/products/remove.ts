@@ -1,6 +1,6 @@
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Db, ProductTable } from '../store/index.js';
 import { getProductForUpdate } from './queries.js';
 import type { WriteContext } from './rules.js';

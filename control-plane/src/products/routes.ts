@@ -1,9 +1,14 @@
 import type { Environment } from '../config/index.js';
-import { ApiError } from '../http/api-error.js';
-import { pageEnvelope } from '../http/paging.js';
-import { actorOf, type Principal } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import {
+  ApiError,
+  pageEnvelope,
+  actorOf,
+  type Principal,
+  route,
+  type RouteDef,
+  UuidParam,
+  dataEnvelope,
+} from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { BatchResultSchema, ProductSchema } from './api-schemas.js';

@@ -1,6 +1,5 @@
 import type { Environment } from '../config/index.js';
-import { ApiError } from '../http/api-error.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Actor } from '../http/index.js';
 import {
   DEFAULT_JURISDICTION,
   canonicalCategory,

@@ -1,6 +1,6 @@
 import { canonicalJson } from '@dpp/shared';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { canonicalCategory, canonicalJurisdiction } from '../schemas/index.js';
 import type { Db, ProductTable } from '../store/index.js';
 import { insertVersions } from './history.js';

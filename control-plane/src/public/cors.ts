@@ -1,6 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../http/api-error.js';
-import { errorReply, sendReply } from '../http/reply.js';
+import { ApiError, errorReply, sendReply } from '../http/index.js';
 
 /** Paths anyone may read from any origin: the resolver, the public passport, the page, the description. */
 const PUBLIC_PATHS = [

@@ -1,5 +1,5 @@
 import { isValidGs1Serial, isValidGtin } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { isServed } from '../passports/index.js';
 import type { Db } from '../store/index.js';
 import { candidateByUid, resolveKey, type Candidate } from './lookup.js';

@@ -9,8 +9,7 @@
  */
 import type { Request } from 'express';
 import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
-import type { JsonReply } from '../http/route.js';
+import { ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ambiguous } from './find.js';
 import { resolveKey, type Candidate } from './lookup.js';

@@ -1,7 +1,6 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { ApiError, toApiError } from '../http/api-error.js';
-import { publicRoute, type Reply, type RouteDef } from '../http/route.js';
+import { ApiError, toApiError, publicRoute, type Reply, type RouteDef } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { findServed } from './find.js';

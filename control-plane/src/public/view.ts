@@ -3,7 +3,7 @@
  * answers for passports that are not served (404 PASSPORT_NOT_FOUND, 410 PASSPORT_GONE with its headers).
  */
 import { buildDigitalLink } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import {
   parseSections,
   parseTiers,

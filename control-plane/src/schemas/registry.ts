@@ -1,4 +1,4 @@
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { BATTERY } from './catalogue/battery.js';
 import { ELECTRONICS } from './catalogue/electronics.js';
 import { FURNITURE } from './catalogue/furniture.js';

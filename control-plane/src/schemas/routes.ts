@@ -1,8 +1,6 @@
 import { Readable } from 'node:stream';
 import { z } from 'zod';
-import { route, type RouteDef } from '../http/route.js';
-import { ErrorEnvelopeSchema, dataEnvelope } from '../http/schemas.js';
-import { queryBoolean } from '../http/validate.js';
+import { route, type RouteDef, ErrorEnvelopeSchema, dataEnvelope, queryBoolean } from '../http/index.js';
 import type { CategorySchemaVersion } from './define.js';
 import { renderImportTemplate } from './import-template.js';
 import {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { publicRoute, type RouteDef } from '../http/route.js';
+import { publicRoute, type RouteDef } from '../http/index.js';
 import type { Keyring } from './keyring.js';
 
 const JwksSchema = z

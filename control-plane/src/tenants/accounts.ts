@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import type { Tier } from '../config/index.js';
-import type { TenantInfo } from '../http/principal.js';
+import type { TenantInfo } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { findTenant, insertTenant } from './tenants.js';

@@ -2,8 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { CompiledQuery } from 'kysely';
 import { ALL_SCOPES } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import type { Actor, Authenticator } from '../http/principal.js';
+import { ApiError, type Actor, type Authenticator } from '../http/index.js';
 import type { ApiKeyTable, Db } from '../store/index.js';
 import { toTenantInfo } from './tenants.js';
 

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import { actorOf, route, type RouteDef, UuidParam, dataEnvelope } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { getApiKey, listApiKeys, revokeApiKey, rotateApiKey } from './api-keys.js';
 

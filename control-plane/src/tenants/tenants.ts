@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Tier, TIERS } from '../config/index.js';
-import type { TenantInfo } from '../http/principal.js';
+import type { TenantInfo } from '../http/index.js';
 import type { Db, TenantTable } from '../store/index.js';
 
 export function toTenantInfo(row: TenantTable): TenantInfo {

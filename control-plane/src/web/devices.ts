@@ -1,7 +1,7 @@
 import { isTopicLevel } from '@dpp/shared';
 import type { Request, Response } from 'express';
 import { DeviceService, type DeviceView, type EnrollmentTokenView } from '../devices/index.js';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import type { Session } from '../tenants/index.js';
 import { errorSummary, formString, input, type FieldErrors } from './forms.js';
 import { html, type SafeHtml } from './html.js';

@@ -1,6 +1,6 @@
 import { ALL_SCOPES, API_KEY_SCOPES } from '@dpp/shared';
 import type { Request, Response } from 'express';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, type Session } from '../tenants/index.js';
 import type { Db } from '../store/index.js';
 import { formString, formStrings, type FieldErrors } from './forms.js';

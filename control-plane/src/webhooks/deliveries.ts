@@ -1,6 +1,5 @@
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import { type Page, decodeCursor, encodeCursor, toPage } from '../http/paging.js';
+import { ApiError, type Page, decodeCursor, encodeCursor, toPage } from '../http/index.js';
 import type { Db, WebhookDeliveryAttemptTable, WebhookDeliveryTable } from '../store/index.js';
 import { type AuditContext, findEndpoint } from './endpoints.js';
 

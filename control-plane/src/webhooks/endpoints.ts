@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type EventType, generateWebhookSecret } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
-import { ApiError } from '../http/api-error.js';
-import { type Page, decodeCursor, encodeCursor, toPage } from '../http/paging.js';
-import type { Actor } from '../http/principal.js';
+import { ApiError, type Page, decodeCursor, encodeCursor, toPage, type Actor } from '../http/index.js';
 import { type Db, type SecretBox, type WebhookEndpointTable, secretContext } from '../store/index.js';
 import { checkEventTypes } from './event-types.js';
 import type { WebhookUrlPolicy } from './url-policy.js';

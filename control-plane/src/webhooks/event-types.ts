@@ -1,5 +1,5 @@
 import { type EventType, isCatalogueEvent, retiredEventReplacement } from '@dpp/shared';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 
 /**
  * Checks a subscription's event types against the catalogue (api-v2.md, Webhook management): a retired

@@ -1,7 +1,4 @@
-import { pageEnvelope } from '../http/paging.js';
-import { actorOf } from '../http/principal.js';
-import { route, type RouteDef } from '../http/route.js';
-import { UuidParam, dataEnvelope } from '../http/schemas.js';
+import { pageEnvelope, actorOf, route, type RouteDef, UuidParam, dataEnvelope } from '../http/index.js';
 import type { Db, SecretBox } from '../store/index.js';
 import { listDeliveries, retryDelivery } from './deliveries.js';
 import { WebhookEndpoints } from './endpoints.js';

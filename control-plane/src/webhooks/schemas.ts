@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { EVENT_TYPES, WEBHOOK_API_VERSION } from '@dpp/shared';
-import { queryInt } from '../http/validate.js';
+import { queryInt } from '../http/index.js';
 import { DELIVERY_STATUSES } from './deliveries.js';
 import { MAX_URL_LENGTH } from './url-policy.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 import { type HostResolver, WebhookUrlPolicy, isNonPublicAddress } from './url-policy.js';
 
 const dnsTable: Record<string, string[]> = {

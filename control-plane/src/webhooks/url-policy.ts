@@ -1,6 +1,6 @@
 import dns from 'node:dns';
 import net, { type LookupFunction } from 'node:net';
-import { ApiError } from '../http/api-error.js';
+import { ApiError } from '../http/index.js';
 
 /** One resolved address of a host name. */
 export interface ResolvedAddress {

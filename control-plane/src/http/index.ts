@@ -1,0 +1,30 @@
+/**
+ * HTTP at the edge: routes and their replies, the error envelope, authentication, idempotency, paging
+ * and the middleware the app is assembled from. The only door into http/ for every other folder.
+ */
+
+// What route modules and services use.
+export * from './api-error.js';
+export * from './route.js';
+export * from './principal.js';
+export * from './schemas.js';
+export * from './validate.js';
+export * from './paging.js';
+export {
+  IDEMPOTENCY_HEADER,
+  operationKey,
+  readIdempotencyKey,
+  type AnswerReply,
+  type IdempotencyScope,
+} from './idempotency.js';
+export { parseBoundedJson } from './json-bounds.js';
+export { errorReply, sendReply } from './reply.js';
+
+// What the app and the server are assembled from.
+export { mountRoutes, type MountDeps } from './mount.js';
+export { errorHandler, notFoundOrMethodNotAllowed } from './errors.js';
+export { correlationId } from './correlation.js';
+export { requestLog } from './request-log.js';
+export { answerParserErrors, securityHeaders } from './edge.js';
+export { RateLimiter } from './rate-limit.js';
+export { RateShare } from './rate-share.js';
