@@ -320,7 +320,7 @@ export async function reportResult(
     });
   } catch (err) {
     // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
-    // update found the state already moved): its reply is ours.
+    // update found the state already moved): its answer is ours.
     const twin = await idempotency?.earlier(deps.db);
     if (twin) return { job: twin, replayed: true };
     throw err;
