@@ -4,7 +4,7 @@ import { WORK_NOTICE_TOPIC } from '../broker/index.js';
 import { recordAudit } from '../audit/index.js';
 import { ApiError, type Page, toPage, type Actor } from '../http/index.js';
 import { enqueueOutbox } from '../outbox/index.js';
-import type { Db, PrintJobTable } from '../store/index.js';
+import { type Db, isUniqueViolation, type PrintJobTable } from '../store/index.js';
 import {
   type AttemptView,
   type EvidenceView,
@@ -57,6 +57,28 @@ export function newJobRef(now: number): string {
 
 function fillTemplate(lines: readonly string[], v: Record<string, string>): string[] {
   return lines.map((l) => l.replace(/\{(\w+)\}/g, (_, k: string) => v[k] ?? ''));
+}
+
+/** The serial's job that is not dead-lettered or cancelled, if any (at most one: see migration 0010). */
+function openJob(db: Db, tenantId: string, serial: { gtin: string; serial: string }) {
+  return db
+    .selectFrom('print_jobs')
+    .select(['job_ref', 'state'])
+    .where('tenant_id', '=', tenantId)
+    .where('gtin', '=', serial.gtin)
+    .where('serial', '=', serial.serial)
+    .where('state', 'in', [...ACTIVE_STATES, 'SEALED'])
+    .executeTakeFirst();
+}
+
+function jobExists(serial: string, open: { job_ref: string; state: string }): ApiError {
+  return new ApiError(
+    'PRINT_JOB_EXISTS',
+    `Serial ${serial} already has job ${open.job_ref} (${open.state})`,
+    {
+      details: { jobRef: open.job_ref, state: open.state },
+    },
+  );
 }
 
 export class JobService {
@@ -133,24 +155,9 @@ export class JobService {
       updated_at: iso,
       terminal_at: null,
     };
-    return this.db.transaction().execute(async (trx) => {
-      const open = await trx
-        .selectFrom('print_jobs')
-        .select(['job_ref', 'state'])
-        .where('tenant_id', '=', tenantId)
-        .where('gtin', '=', serial.gtin)
-        .where('serial', '=', serial.serial)
-        .where('state', 'in', [...ACTIVE_STATES, 'SEALED'])
-        .executeTakeFirst();
-      if (open) {
-        throw new ApiError(
-          'PRINT_JOB_EXISTS',
-          `Serial ${serial.serial} already has job ${open.job_ref} (${open.state})`,
-          {
-            details: { jobRef: open.job_ref, state: open.state },
-          },
-        );
-      }
+    const insert = this.db.transaction().execute(async (trx) => {
+      const open = await openJob(trx, tenantId, serial);
+      if (open) throw jobExists(serial.serial, open);
       await trx.insertInto('print_jobs').values(row).execute();
       await this.port.markInPrintLoop(trx, tenantId, serial.productId);
       await enqueueOutbox(trx, {
@@ -168,6 +175,14 @@ export class JobService {
       });
       return jobView(row);
     });
+    try {
+      return await insert;
+    } catch (err) {
+      // Two creates raced past the read above; the partial unique index let one in.
+      const open = isUniqueViolation(err) ? await openJob(this.db, tenantId, serial) : undefined;
+      if (open) throw jobExists(serial.serial, open);
+      throw err;
+    }
   }
 
   async get(

@@ -8,6 +8,7 @@ import * as m0006 from './0006_devices.js';
 import * as m0007 from './0007_aidc.js';
 import * as m0008 from './0008_rate_windows.js';
 import * as m0009 from './0009_send_gate.js';
+import * as m0010 from './0010_one_open_job_per_serial.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0007_aidc': m0007,
   '0008_rate_windows': m0008,
   '0009_send_gate': m0009,
+  '0010_one_open_job_per_serial': m0010,
 };
 
 export const migrationProvider: MigrationProvider = {
