@@ -1,4 +1,4 @@
-import { startTestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane } from '@dpp/testkit';
 import type { JobStepEvent } from '@dpp/agent';
 import { benchFloor, printableProduct, queueJobs } from './lib/print-floor.js';
 import type { BenchRow } from './lib/table.js';

@@ -9,7 +9,7 @@ import {
   printableProduct,
   startTestControlPlane,
   testDialects,
-} from '@dpp/control-plane/testing';
+} from '@dpp/testkit';
 import type { LoadDevice, LoadInput, LoadOutput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { startTestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane } from '@dpp/testkit';
 import { loadTest } from './lib/autocannon.js';
 import type { BenchRow } from './lib/table.js';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/testkit';
 import { loadTest } from './lib/autocannon.js';
 import type { BenchRow } from './lib/table.js';
 

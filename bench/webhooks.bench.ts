@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { signWebhook } from '@dpp/shared';
-import { startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import type { BenchRow } from './lib/table.js';
 
 const BACKLOG = 10_000;

@@ -1,4 +1,4 @@
-import { startTestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane } from '@dpp/testkit';
 
 /**
  * A control plane in its own process, so a benchmark can read the server's memory alone. Started with

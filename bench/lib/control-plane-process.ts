@@ -3,7 +3,7 @@
  * `startControlPlaneProcess`; prints one JSON line `{ url, tenantId, key }` once it listens and stops
  * on SIGTERM. Argument: `sqlite` (default) or `postgres` (TEST_DATABASE_URL).
  */
-import { startTestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane } from '@dpp/testkit';
 
 const dialect = process.argv[2] === 'postgres' ? 'postgres' : 'sqlite';
 const t = await startTestControlPlane({

@@ -15,7 +15,7 @@ import {
   ed25519RawPublicKey,
   verificationMethodId,
 } from '@dpp/shared';
-import type { CallResult, TestControlPlane } from '@dpp/control-plane/testing';
+import type { CallResult, TestControlPlane } from '@dpp/testkit';
 import { enroll, parseAgentConfig, silentLogger, startAgent, type Agent } from '@dpp/agent';
 import { startPrinter, startScanner, type PrinterHandle, type ScannerHandle } from '@dpp/firmware-sim';
 

@@ -6,7 +6,7 @@
  */
 import { type JsonWebKey, webcrypto } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { HttpPrintDevice, httpCaller, type EnrolledTestDevice } from '@dpp/control-plane/testing';
+import { HttpPrintDevice, httpCaller, type EnrolledTestDevice } from '@dpp/testkit';
 
 export interface LoadDevice {
   id: string;

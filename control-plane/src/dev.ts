@@ -4,7 +4,7 @@ import { ALL_SCOPES } from '@dpp/shared';
 import { ConfigError, loadConfig } from './config/index.js';
 import { startDemoFloor, type DemoFloor } from './demo/floor.js';
 import { startControlPlane } from './server.js';
-import { freePort } from './testing/harness.js';
+import { freePort, portIsFree } from './demo/ports.js';
 import type { Store } from './store/index.js';
 import { SeedError, applySeed, hashPassword } from './tenants/index.js';
 
@@ -66,15 +66,6 @@ async function ensureDemoTenant(store: Store, dataDir: string): Promise<DemoCred
 }
 
 /** `npm start`: the control plane in development with a demo workspace, printing what to try. */
-async function portIsFree(port: number): Promise<boolean> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const probe = net.createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, () => probe.close(() => resolve(true)));
-  });
-}
-
 async function main(): Promise<void> {
   // Warnings only by default, so the walkthrough below stays readable; LOG_LEVEL=info shows every request.
   const env: Record<string, string | undefined> = {

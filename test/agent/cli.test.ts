@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import { startPrinter, startScanner, type PrinterHandle, type ScannerHandle } from '@dpp/firmware-sim';
 import { runCli as main, type CliOutput as Output } from '@dpp/agent';
 

@@ -7,7 +7,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import { startFloor, type Floor } from './support/floor.js';
 import { jobDetail, printableProduct, queueJobs } from './support/journey.js';
 

@@ -6,12 +6,7 @@
  * sealed once, and no label comes out twice. (The control plane killed mid-run: test/operations.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  startTestControlPlane,
-  testDialects,
-  type TestControlPlane,
-} from '@dpp/control-plane/testing';
+import { freePort, startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import type { Agent } from '@dpp/agent';
 import { agentProcess, kill } from './support/agent-process.js';
 import { startFloor, type Floor } from './support/floor.js';

@@ -6,12 +6,7 @@
  */
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  startTestControlPlane,
-  testDialects,
-  type TestControlPlane,
-} from '@dpp/control-plane/testing';
+import { freePort, startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { openAgentDatabase, type OutboxRow } from '@dpp/agent';
 import { startFloor, type Floor, type FloorPrinter } from './support/floor.js';
 import {

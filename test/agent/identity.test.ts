@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import {
   ControlPlaneClient,
   TokenClient,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceTopics, type WorkNotice } from '@dpp/shared';
-import { startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import {
   MqttLink,
   TokenClient,

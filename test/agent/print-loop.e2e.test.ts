@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { decodeSgtin96, type ResultState } from '@dpp/shared';
 import { decodeQrPng } from '@dpp/firmware-sim';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import {
   ControlPlaneClient,
   TokenClient,

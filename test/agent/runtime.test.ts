@@ -5,7 +5,7 @@
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceTopics } from '@dpp/shared';
-import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import { runCli, type CliOutput, type PrinterView } from '@dpp/agent';
 import { startFloor, type Floor } from './support/floor.js';
 

@@ -4,7 +4,7 @@ import {
   startTestControlPlane,
   testDialects,
   type TestControlPlane,
-} from '@dpp/control-plane/testing';
+} from '@dpp/testkit';
 
 describe.each(testDialects())('one open print job per serial under concurrent creates (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -6,7 +6,7 @@ import {
   startTestControlPlane,
   testDialects,
   type TestControlPlane,
-} from '@dpp/control-plane/testing';
+} from '@dpp/testkit';
 
 /**
  * The embedded default once wedged for good about a minute after start: the claim signs its envelope

@@ -11,7 +11,7 @@ import {
   startTestControlPlane,
   testDialects,
   type TestControlPlane,
-} from '@dpp/control-plane/testing';
+} from '@dpp/testkit';
 
 const now = () => new Date().toISOString();
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR, launchChromium } from '../support/chromium.js';

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR, launchChromium } from '../support/chromium.js';

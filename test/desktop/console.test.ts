@@ -8,7 +8,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import { hashPin } from '@dpp/agent';
 import { SCREENSHOT_DIR, launchChromium } from '../support/chromium.js';
 import { startFloor, type Floor } from '../agent/support/floor.js';

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, testDialects } from '@dpp/control-plane/testing';
+import { freePort, testDialects } from '@dpp/testkit';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const LABELS = 100;

@@ -5,7 +5,7 @@
  * that expires while the floor is idle may wedge it when work comes back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/control-plane/testing';
+import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import { startFloor, type Floor } from '../agent/support/floor.js';
 import { printableProduct, queueJobs, type PrintableProduct } from '../agent/support/journey.js';
 import { checkOutcomes, failureReasons, waitFinished } from '../agent/support/outcomes.js';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import SQLite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/control-plane/testing';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 
 /** Resolves with what `p` settled to, or 'hung' when it did not settle within `ms`. */
 async function settledWithin<T>(p: Promise<T>, ms: number): Promise<T | 'hung'> {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { isAgentError } from '../errors.js';
-import { claimsFor, startEnvelopeSigner, type EnvelopeSigner } from '../testing/fixtures.js';
+import { claimsFor, startEnvelopeSigner, type EnvelopeSigner } from '@dpp/testkit/agent';
 import { remoteJwks } from './jwks.js';
 import { verifyEnvelope } from './verify.js';
 

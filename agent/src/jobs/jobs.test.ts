@@ -14,7 +14,7 @@ import { AgentError, isAgentError } from '../errors.js';
 import { generateDeviceKey } from '../identity/index.js';
 import { silentLogger } from '../log.js';
 import { openAgentDatabase, type AgentDatabase } from '../store/index.js';
-import { claimsFor } from '../testing/fixtures.js';
+import { claimsFor } from '@dpp/testkit/agent';
 import { deviceAttestation, humanAttestation } from './attestation.js';
 import { signEvidenceBundle } from './evidence-bundle.js';
 import { failureOf, jobFailure } from './failures.js';

@@ -8,7 +8,7 @@ import type { PrinterStatus } from '@dpp/shared';
 import { startPrinter, type PrinterHandle, type StartPrinterOptions } from '@dpp/firmware-sim';
 import { isAgentError } from '../errors.js';
 import { renderLabel } from '../render/index.js';
-import { claimsFor } from '../testing/fixtures.js';
+import { claimsFor } from '@dpp/testkit/agent';
 import { LineTransport, SerialLink, TcpLink } from '../transports/index.js';
 import { notReadyReason, printerStateOf } from './state.js';
 import { ZplPrinter } from './zpl-printer.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderManifestSchema } from '@dpp/shared';
 import { decodeQrPng as simDecode, openHostLink, startPrinter, type PrinterHandle } from '@dpp/firmware-sim';
 import { isAgentError } from '../errors.js';
-import { claimsFor } from '../testing/fixtures.js';
+import { claimsFor } from '@dpp/testkit/agent';
 import { decodeQrPng, provenQrPreview, zplQrData } from './qr.js';
 import { renderLabel } from './render-label.js';
 import { effectiveTemplate, pdfText } from './template.js';

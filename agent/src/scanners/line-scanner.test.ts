@@ -10,7 +10,7 @@ import {
 } from '@dpp/firmware-sim';
 import { isAgentError } from '../errors.js';
 import { renderLabel } from '../render/index.js';
-import { claimsFor } from '../testing/fixtures.js';
+import { claimsFor } from '@dpp/testkit/agent';
 import { SerialLink, TcpLink } from '../transports/index.js';
 import { LineScanner } from './line-scanner.js';
 

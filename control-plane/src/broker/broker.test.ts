@@ -7,7 +7,7 @@ import {
   startTestControlPlane,
   type EnrolledTestDevice,
   type TestControlPlane,
-} from '../testing/index.js';
+} from '@dpp/testkit';
 import { WORK_NOTICE_TOPIC } from './notices.js';
 
 const clients: MqttClient[] = [];

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { decodeSgtin96, isSgtin96SafeSerial } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { SERIAL_LIMIT } from './model.js';
-import { allocate, createProduct, eventsOf, exportCsv } from './test-support.js';
+import { allocate, createProduct, eventsOf, exportCsv } from '@dpp/testkit/carriers';
 
 const BATCH = '/api/v2/carriers/batch';
 

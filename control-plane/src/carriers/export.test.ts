@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { buildDigitalLink, decodeSgtin96, encodeSgtin96 } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { labelCodes } from './codes.js';
 import { exportPages } from './export.js';
-import { allocate, createProduct, exportCsv, type CsvRow } from './test-support.js';
+import { allocate, createProduct, exportCsv, type CsvRow } from '@dpp/testkit/carriers';
 
 const EXPORT = '/api/v2/carriers/export';
 /** The Digital Link origin of this suite's control plane. */

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { decodeSgtin96, sgtinPureIdentityUri } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { epcisSchemaErrors } from '../epcis/test-support.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { epcisSchemaErrors } from '@dpp/testkit/epcis';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { carriersPrintLoop } from './print-loop.js';
-import { allocate, createProduct, eventsOf, exportCsv } from './test-support.js';
+import { allocate, createProduct, eventsOf, exportCsv } from '@dpp/testkit/carriers';
 
 const BASE = 'https://id.example.com';
 

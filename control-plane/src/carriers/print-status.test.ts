@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { sgtinPureIdentityUri } from '@dpp/shared';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { epcisSchemaErrors } from '../epcis/test-support.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { allocate, createProduct, eventsOf, exportCsv } from './test-support.js';
+import { epcisSchemaErrors } from '@dpp/testkit/epcis';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { allocate, createProduct, eventsOf, exportCsv } from '@dpp/testkit/carriers';
 
 const PRINT_STATUS = '/api/v2/carriers/print-status';
 

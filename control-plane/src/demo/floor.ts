@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type JobState, isTerminal } from '@dpp/shared';
-import { type ApiCaller, httpCaller, printableProduct } from '../testing/journey.js';
+import { type ApiCaller, httpCaller, printableProduct } from './journey.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const PRINTER = 'sim-zebra';
 
 export interface DemoFloorOptions {
@@ -25,28 +25,42 @@ export interface DemoFloor {
   printing: Promise<void>;
 }
 
-/** Runs a TypeScript entry point of this repository in its own process (the sim's and agent's CLIs). */
-function runTs(entry: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
-    cwd: ROOT,
+/** tsx's loader by its own address, so a command starts the same from whatever folder the demo runs in. */
+const TSX = import.meta.resolve('tsx');
+
+type Bin = 'dpp-sim' | 'dpp-agent';
+const BIN_PACKAGE: Record<Bin, string> = { 'dpp-sim': '@dpp/firmware-sim', 'dpp-agent': '@dpp/agent' };
+
+/**
+ * The file of a package's command (its package.json `bin`), found as Node finds the package: the demo
+ * starts the simulator and the agent as their own programs, not by reaching into their source folders.
+ */
+function binPath(bin: Bin): string {
+  const manifest = createRequire(import.meta.url).resolve(`${BIN_PACKAGE[bin]}/package.json`);
+  const { bin: bins } = JSON.parse(readFileSync(manifest, 'utf8')) as { bin: Record<string, string> };
+  return path.resolve(path.dirname(manifest), bins[bin]!);
+}
+
+/** Runs a command of the floor (TypeScript, through tsx) with its output piped to this process. */
+function runBin(bin: Bin, args: string[]): ChildProcess {
+  return spawn(process.execPath, ['--import', TSX, binPath(bin), ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
 }
 
 /**
- * Runs an entry point as a device of the floor: in its own process group, its output to `log` (a file, not a
+ * Runs a command as a device of the floor: in its own process group, its output to `log` (a file, not a
  * pipe this process owns), so it outlives a crash of the control plane as a real printer and agent would.
  */
-async function runDevice(entry: string, args: string[], log: string): Promise<number> {
+async function runDevice(bin: Bin, args: string[], log: string): Promise<number> {
   const out = await fs.open(log, 'w');
   try {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry), ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, ['--import', TSX, binPath(bin), ...args], {
       detached: true,
       stdio: ['ignore', out.fd, out.fd],
     });
     child.unref();
-    if (child.pid === undefined) throw new Error(`could not start ${entry}`);
+    if (child.pid === undefined) throw new Error(`could not start ${bin}`);
     return child.pid;
   } finally {
     await out.close();
@@ -91,7 +105,7 @@ async function startSimulator(
   dir: string,
 ): Promise<{ pid: number; printer: string; scanner: string; labelDir: string }> {
   const log = path.join(dir, 'sim.log');
-  const pid = await runDevice('firmware-sim/src/cli.ts', ['--printer', 'pty', '--scanner', 'pty'], log);
+  const pid = await runDevice('dpp-sim', ['--printer', 'pty', '--scanner', 'pty'], log);
   let printer = '';
   let scanner = '';
   let labelDir = '';
@@ -232,7 +246,7 @@ async function startFloor(call: ApiCaller, o: DemoFloorOptions, dir: string): Pr
     });
     if (token.status !== 201) throw new Error(`enrollment token: ${token.status} ${token.text}`);
     await runToExit(
-      runTs('agent/src/cli.ts', [
+      runBin('dpp-agent', [
         'enroll',
         '--config',
         config,
@@ -246,11 +260,7 @@ async function startFloor(call: ApiCaller, o: DemoFloorOptions, dir: string): Pr
       ]),
       'agent enroll',
     );
-    const agentPid = await runDevice(
-      'agent/src/cli.ts',
-      ['run', '--config', config],
-      path.join(dir, 'agent.log'),
-    );
+    const agentPid = await runDevice('dpp-agent', ['run', '--config', config], path.join(dir, 'agent.log'));
     o.log(`  Simulated printer ${sim.printer}, scanner ${sim.scanner}; agent enrolled as "demo-line".`);
     return {
       simPid: sim.pid,

@@ -10,7 +10,7 @@ import {
   startTestControlPlane,
   testDialects,
   type TestControlPlane,
-} from '../testing/index.js';
+} from '@dpp/testkit';
 
 describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -1,12 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  startTestControlPlane,
-  testDialects,
-  type CallResult,
-  type TestControlPlane,
-} from '../testing/index.js';
-import { epcisSchemaErrors } from './test-support.js';
+import { startTestControlPlane, testDialects, type CallResult, type TestControlPlane } from '@dpp/testkit';
+import { epcisSchemaErrors } from '@dpp/testkit/epcis';
 
 const CAPTURE = '/api/v2/epcis/capture';
 const EVENTS = '/api/v2/epcis/events';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { insertTenant } from '../tenants/tenants.js';
-import { openTestStore, testDialects } from '../testing/index.js';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { purgeEndedWork } from './retention.js';
 
 const OLD = '2026-01-01T00:00:00.000Z';

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 
 describe('the request path', () => {
   let t: TestControlPlane;

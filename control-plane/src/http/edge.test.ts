@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 
 /** One raw HTTP/1.1 exchange, so nothing between the test and the server rewrites the request. */
 async function raw(url: string, request: string): Promise<{ status: number; head: string; body: string }> {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 
 describe.each(testDialects())('Idempotency-Key (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_RATE_LIMITS } from '../config/index.js';
-import { openTestStore, testDialects } from '../testing/index.js';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { RateLimiter } from './rate-limit.js';
 import { RateShare } from './rate-share.js';
 

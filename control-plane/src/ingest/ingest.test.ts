@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from '../products/fixtures.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from '@dpp/testkit/products';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { commitProgress } from './jobs.js';
 
 const TERMINAL = new Set(['completed', 'failed']);

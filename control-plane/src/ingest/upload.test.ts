@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../http/index.js';
-import { productBody } from '../products/fixtures.js';
+import { productBody } from '@dpp/testkit/products';
 import { schemaRegistry } from '../schemas/index.js';
 import { insertTenant } from '../tenants/index.js';
-import { openTestStore, testDialects } from '../testing/index.js';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { receiveUpload } from './upload.js';
 
 describe.each(testDialects())('receiveUpload limits (%s)', (dialect) => {

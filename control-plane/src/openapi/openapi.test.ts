@@ -1,6 +1,6 @@
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 
 describe('OpenAPI document and JSON Schema catalogue', () => {
   let t: TestControlPlane;

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 
 const PATH_VALUES = [
   'x',

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recordEvent } from '../events/index.js';
-import { openTestStore, testDialects } from '../testing/index.js';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { OutboxDispatcher, type OutboxRow, enqueueOutbox, outboxBacklog } from './index.js';
 
 const log = pino({ level: 'silent' });

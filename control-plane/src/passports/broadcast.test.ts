@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../config/index.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { command, generated, keyWith, livePassport, readyProduct } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { command, generated, keyWith, livePassport, readyProduct } from '@dpp/testkit/passports';
 
 interface Received {
   path: string;

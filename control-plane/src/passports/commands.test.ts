@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import {
   command,
   envelope,
@@ -9,7 +9,7 @@ import {
   livePassport,
   readyProduct,
   sendCommand,
-} from './fixtures.js';
+} from '@dpp/testkit/passports';
 
 /** Valid payload fields of each command (besides passportId). */
 const PAYLOAD: Record<string, Record<string, unknown>> = {

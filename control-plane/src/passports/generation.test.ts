@@ -8,8 +8,8 @@ import {
   verifyProof,
 } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { generate, keyWith, publish, readyProduct, register, signedCredential } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { generate, keyWith, publish, readyProduct, register, signedCredential } from '@dpp/testkit/passports';
 import type { CredentialSigner } from './issuer.js';
 
 const STAGES = [

@@ -1,8 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson, issuerDid, verificationMethodDid, verifyProof } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { command, generated, keyWith, livePassport, publish, readyProduct, register } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import {
+  command,
+  generated,
+  keyWith,
+  livePassport,
+  publish,
+  readyProduct,
+  register,
+} from '@dpp/testkit/passports';
 
 const sha256 = (s: string | Buffer) => createHash('sha256').update(s).digest('hex');
 

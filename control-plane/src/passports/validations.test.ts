@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { canonicalJson, createProof, verificationMethodId } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import {
   command,
   keyWith,
@@ -14,7 +14,7 @@ import {
   vectorJson,
   vectorKey,
   vectorText,
-} from './fixtures.js';
+} from '@dpp/testkit/passports';
 import { isReadyToPrint } from './readiness.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from '@dpp/testkit/products';
 
 describe.each(testDialects())('POST /api/v2/products/batch (%s)', (dialect) => {
   let t: TestControlPlane;

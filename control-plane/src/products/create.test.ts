@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { ELECTRONICS_EXTENSIONS, gtinFor, productBody } from '@dpp/testkit/products';
 
 describe.each(testDialects())('POST /api/v2/products (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { productBody } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { productBody } from '@dpp/testkit/products';
 
 describe.each(testDialects())('product lifecycle and void (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../tenants/index.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { gtinFor, productBody } from './fixtures.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { gtinFor, productBody } from '@dpp/testkit/products';
 
 interface Item {
   id: string;

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson } from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generated, livePassport, publish, readyProduct, register } from '../passports/fixtures.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { generated, livePassport, publish, readyProduct, register } from '@dpp/testkit/passports';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 
 function rootFrom(name: string, content: unknown, path: { side: string; hash: string }[]): string {
   let h = createHash('sha256')

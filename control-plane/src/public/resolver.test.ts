@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gtinFor, livePassport, readyProduct, generated, publish } from '../passports/fixtures.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { gtinFor, livePassport, readyProduct, generated, publish } from '@dpp/testkit/passports';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 
 describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../tenants/index.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { PRODUCT_COLUMNS } from './import-template.js';
 
 describe.each(testDialects())('category schema routes (%s)', (dialect) => {

@@ -8,8 +8,8 @@ import {
   startTestControlPlane,
   testDialects,
   type TestControlPlane,
-} from '../testing/index.js';
-import { emitEvent } from '../webhooks/test-support.js';
+} from '@dpp/testkit';
+import { emitEvent } from '@dpp/testkit/webhooks';
 import { startReceiver } from '../webhooks/test-receiver.js';
 import { SecretBox, sealStoredSecrets, secretContext } from './secrets.js';
 

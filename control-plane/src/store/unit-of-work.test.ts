@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore } from '../testing/store.js';
+import { openTestStore } from '@dpp/testkit';
 import { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';
-import { testDialects } from '../testing/harness.js';
+import { testDialects } from '@dpp/testkit';
 
 describe.each(testDialects())('a unit of work on %s', (dialect) => {
   let drop: (() => Promise<void>) | undefined;

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  enrollmentProof,
-  newDeviceKey,
-  startTestControlPlane,
-  type TestControlPlane,
-} from '../testing/index.js';
-import { FormClient, visibleText } from './test-client.js';
+import { enrollmentProof, newDeviceKey, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
+import { FormClient, visibleText } from '@dpp/testkit/web';
 
 describe('settings page: devices and enrollment tokens', () => {
   let t: TestControlPlane;

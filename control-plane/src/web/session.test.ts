@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../config/index.js';
 import { createLogger } from '../logging/logger.js';
 import { startControlPlane, type ControlPlane } from '../server.js';
-import { FormClient } from './test-client.js';
+import { FormClient } from '@dpp/testkit/web';
 
 /** A production-mode control plane whose every log line (at trace level) is kept for inspection. */
 describe('web session in production mode, and what reaches the logs', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { FormClient, visibleText, type PageResponse } from './test-client.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { FormClient, visibleText, type PageResponse } from '@dpp/testkit/web';
 
 const CSP =
   "default-src 'none'; style-src 'self' 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

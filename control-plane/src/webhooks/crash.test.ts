@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { outboxBacklog } from '../outbox/index.js';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { FAST_TUNING, emitEvent, eventually } from './test-support.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { FAST_TUNING, emitEvent, eventually } from '@dpp/testkit/webhooks';
 import { type TestReceiver, startReceiver } from './test-receiver.js';
 
 /**

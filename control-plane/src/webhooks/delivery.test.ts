@@ -9,8 +9,8 @@ import {
   verifyLegacyWebhookSignature,
   verifyWebhook,
 } from '@dpp/shared';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
-import { FAST_TUNING, emitEvent, eventually } from './test-support.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { FAST_TUNING, emitEvent, eventually } from '@dpp/testkit/webhooks';
 import { type ReceivedRequest, type TestReceiver, startReceiver } from './test-receiver.js';
 
 /** Standard Webhooks, computed here independently of @dpp/shared: base64 HMAC-SHA256 of `id.timestamp.body`. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '../testing/index.js';
+import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 
 describe.each(testDialects())('webhook management routes (%s)', (dialect) => {
   let t: TestControlPlane;

@@ -6,7 +6,7 @@ import { recordEvent } from '../events/index.js';
 import { OutboxDispatcher } from '../outbox/index.js';
 import { SecretBox } from '../store/index.js';
 import { insertTenant } from '../tenants/tenants.js';
-import { openTestStore, testDialects } from '../testing/index.js';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { claimDueDeliveries } from './claim.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { webhookFanOut } from './fan-out.js';

@@ -6,7 +6,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { TestControlPlane } from '@dpp/control-plane/testing';
+import type { TestControlPlane } from '@dpp/testkit';
 import {
   startPrinter,
   startScanner,

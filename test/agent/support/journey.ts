@@ -12,9 +12,9 @@ import {
   type PrintableProduct,
   type TestControlPlane,
   printableProduct as journey,
-} from '@dpp/control-plane/testing';
+} from '@dpp/testkit';
 
-export { freshGtin, type PrintableProduct } from '@dpp/control-plane/testing';
+export { freshGtin, type PrintableProduct } from '@dpp/testkit';
 
 /** A JSON value read back from the API, navigated freely in assertions. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { decodeQrPng, type PrinterHandle } from '@dpp/firmware-sim';
-import type { TestControlPlane } from '@dpp/control-plane/testing';
+import type { TestControlPlane } from '@dpp/testkit';
 import { allJobs, exportRows, type JobRow, type PrintableProduct } from './journey.js';
 
 export interface Outcomes {

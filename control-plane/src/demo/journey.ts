@@ -7,7 +7,19 @@ import {
   ed25519RawPublicKey,
   verificationMethodId,
 } from '@dpp/shared';
-import type { CallOptions, CallResult } from './harness.js';
+
+export interface CallOptions {
+  key?: string | undefined;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface CallResult {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  text: string;
+}
 
 /** Any way of calling the API: a test harness's `call`, or fetch against a running control plane. */
 export type ApiCaller = (method: string, path: string, opts?: CallOptions) => Promise<CallResult>;

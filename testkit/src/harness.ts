@@ -1,13 +1,20 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { loadConfig, type Config } from '../config/index.js';
-import type { MailMessage } from '../mail/index.js';
-import { startControlPlane, type ControlPlane, type StartOptions } from '../server.js';
-import type { SeedFile } from '../tenants/index.js';
+import {
+  type CallOptions,
+  type CallResult,
+  type Config,
+  type ControlPlane,
+  type MailMessage,
+  type SeedFile,
+  type StartOptions,
+  freePort,
+  loadConfig,
+  startControlPlane,
+} from '@dpp/control-plane';
 
 export type DialectName = 'sqlite' | 'postgres';
 
@@ -58,28 +65,6 @@ export interface TestControlPlane {
 
 /** What a test may change about how a control plane starts (webhook tuning, workers left off). */
 export type RestartOptions = Pick<StartOptions, 'webhooks' | 'outbox' | 'ingest' | 'passports'>;
-
-export interface CallOptions {
-  key?: string | undefined;
-  body?: unknown;
-  headers?: Record<string, string>;
-}
-
-export interface CallResult {
-  status: number;
-  headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  text: string;
-}
-
-/** A port that was free a moment ago (the broker binds it right after). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 function secret(): string {
   return `dpp_sk_test_${randomBytes(18).toString('base64url')}`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { openStore, type Store } from '../store/index.js';
+import { openStore, type Store } from '@dpp/control-plane';
 import type { DialectName } from './harness.js';
 
 /** A fresh, migrated store on the given dialect (its own PostgreSQL schema, dropped by `drop`). */

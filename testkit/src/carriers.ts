@@ -1,7 +1,7 @@
 /** Test helpers of the carriers suites: products through the API, batches, CSV parsing, events. */
 import { computeGs1CheckDigit } from '@dpp/shared';
 import { expect } from 'vitest';
-import type { TestControlPlane } from '../testing/index.js';
+import type { TestControlPlane } from './index.js';
 
 let nextItem = Math.floor(Math.random() * 90_000);
 

@@ -11,7 +11,7 @@ let validator: ValidateFunction | undefined;
 export function epcisSchemaValidator(): ValidateFunction {
   if (validator) return validator;
   const dir =
-    process.env.DPP_VECTORS_DIR ?? fileURLToPath(new URL('../../../../shared/vectors/', import.meta.url));
+    process.env.DPP_VECTORS_DIR ?? fileURLToPath(new URL('../../../shared/vectors/', import.meta.url));
   const schema = JSON.parse(readFileSync(resolve(dir, 'epcis/EPCIS-JSON-Schema.json'), 'utf8')) as {
     $schema: string;
   };

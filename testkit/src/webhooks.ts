@@ -1,8 +1,7 @@
 /** Test support shared by the webhook suites: emitting events as an emitter would, fast tuning. */
 import type { EventType } from '@dpp/shared';
-import { recordEvent } from '../events/index.js';
-import type { TestControlPlane } from '../testing/index.js';
-import type { DeliveryTuning } from './worker.js';
+import { type DeliveryTuning, recordEvent } from '@dpp/control-plane';
+import type { TestControlPlane } from './index.js';
 
 /** Retries in tens of milliseconds instead of seconds to days, so retry tests run fast. */
 export const FAST_TUNING: Partial<DeliveryTuning> = {

@@ -15,16 +15,16 @@ import {
   multibaseBase58btcDecode,
   verificationMethodId,
 } from '@dpp/shared';
-import { gtinFor, productBody } from '../products/fixtures.js';
-import { createApiKey } from '../tenants/index.js';
-import type { CallResult, TestControlPlane } from '../testing/index.js';
+import { type CallResult, createApiKey } from '@dpp/control-plane';
+import type { TestControlPlane } from './index.js';
+import { gtinFor, productBody } from './products.js';
 
 export { gtinFor, productBody };
 
 /** `../shared/vectors/` beside the repository, or DPP_VECTORS_DIR. */
 export function vectorText(rel: string): string {
   const dir =
-    process.env.DPP_VECTORS_DIR ?? fileURLToPath(new URL('../../../../shared/vectors/', import.meta.url));
+    process.env.DPP_VECTORS_DIR ?? fileURLToPath(new URL('../../../shared/vectors/', import.meta.url));
   return readFileSync(resolve(dir, rel), 'utf8');
 }
 export const vectorJson = <T = Record<string, unknown>>(rel: string): T => JSON.parse(vectorText(rel)) as T;

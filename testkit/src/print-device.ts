@@ -2,8 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { CompactSign } from 'jose';
 import { EVIDENCE_BUNDLE_TYPE, canonicalJson } from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
-import type { ApiCaller } from './journey.js';
-import type { CallResult } from './harness.js';
+import type { ApiCaller, CallResult } from '@dpp/control-plane';
 
 export interface ClaimedJob {
   jobRef: string;
