@@ -13,11 +13,17 @@ const DEMO_EMAIL = 'demo@example.com';
 
 interface DemoCredentials {
   apiKey: string;
+  /** A second, read-only key of the workspace: the one the walkthrough rotates and revokes. */
+  spareKey?: string;
   email: string;
   password: string;
 }
 
-/** Creates (once) a demo workspace with an owner and an all-scopes key; remembers them in DATA_DIR. */
+/**
+ * Creates (once) a demo workspace with an owner, an all-scopes key and a spare read-only key; remembers
+ * them in DATA_DIR. Every start makes both keys active again, so the walkthrough can revoke the spare one
+ * and be run again after the next start.
+ */
 async function ensureDemoTenant(store: Store, dataDir: string): Promise<DemoCredentials> {
   const file = path.join(dataDir, 'demo-credentials.json');
   const saved = await fs
@@ -29,6 +35,7 @@ async function ensureDemoTenant(store: Store, dataDir: string): Promise<DemoCred
     email: DEMO_EMAIL,
     password: `demo-${crypto.randomUUID().slice(0, 8)}`,
   };
+  const spareKey = creds.spareKey ?? `dpp_sk_demo_${crypto.randomUUID().replace(/-/g, '')}`;
   await applySeed(store.db, {
     tenants: [
       {
@@ -36,7 +43,10 @@ async function ensureDemoTenant(store: Store, dataDir: string): Promise<DemoCred
         name: 'Demo Workspace',
         tier: 'enterprise',
         sandbox: false,
-        apiKeys: [{ secret: creds.apiKey, scopes: [ALL_SCOPES], name: 'demo' }],
+        apiKeys: [
+          { secret: creds.apiKey, scopes: [ALL_SCOPES], name: 'demo' },
+          { secret: spareKey, scopes: ['products:read'], name: 'spare' },
+        ],
       },
     ],
   });
@@ -58,11 +68,11 @@ async function ensureDemoTenant(store: Store, dataDir: string): Promise<DemoCred
       })
       .execute();
   }
-  if (!saved) {
+  if (!saved?.spareKey) {
     await fs.mkdir(dataDir, { recursive: true });
-    await fs.writeFile(file, JSON.stringify(creds, null, 2) + '\n', { mode: 0o600 });
+    await fs.writeFile(file, JSON.stringify({ ...creds, spareKey }, null, 2) + '\n', { mode: 0o600 });
   }
-  return creds;
+  return { ...creds, spareKey };
 }
 
 /** `npm start`: the control plane in development with a demo workspace, printing what to try. */
