@@ -1,0 +1,15 @@
+/** The lease queue every background queue is built on (see lease-queue.ts). */
+export {
+  LeaseLost,
+  claim,
+  expiredLeases,
+  fail,
+  finish,
+  release,
+  renew,
+  retryDelay,
+  type ClaimOptions,
+  type Lease,
+  type LeaseColumns,
+  type QueueTable,
+} from './lease-queue.js';

@@ -1,0 +1,243 @@
+/**
+ * The one lease queue under every background queue of the control plane (ingest, passport generation, the
+ * outbox, webhook deliveries, print-job claims), in the spirit of graphile-worker: a row is due when its
+ * queue says so and no live lease holds it; a claim is one guarded UPDATE whose choice of rows is a
+ * subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, so replicas share the queue without waiting on each
+ * other; SQLite has one writer, so the statement itself is the lock); every later write of the holder is
+ * fenced by its owner token, so a worker whose lease ran out and was taken over writes nothing.
+ *
+ * Each queue keeps its own table, states and progress columns: it describes the lease columns once
+ * (`LeaseColumns`) and passes what it sets on claim and on finish.
+ */
+import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { type Database, type Db, isPostgres } from '../store/index.js';
+
+/** The queue tables, by name. */
+export type QueueTable = keyof Database & string;
+type Column<T extends QueueTable> = keyof Database[T] & string;
+
+/** Where a queue table keeps its lease. */
+export interface LeaseColumns<T extends QueueTable> {
+  table: T;
+  id: Column<T>;
+  /** Until when the current claim holds the row (an ISO instant); null or past when nobody holds it. */
+  lockedUntil: Column<T>;
+  /** The holder's fencing token; a queue without one (the outbox) is fenced by its lease only. */
+  owner?: Column<T>;
+  /** Counts claims (incremented by each claim) where the queue counts them on claim. */
+  attempts?: Column<T>;
+  /** The claim order, oldest first. */
+  order: Column<T>;
+}
+
+/** The holder of a claimed row. */
+export interface Lease {
+  id: string;
+  owner: string;
+}
+
+/** The lease of a claimed row was taken over by another worker: stop, and write nothing more. */
+export class LeaseLost extends Error {
+  constructor(
+    readonly table: string,
+    readonly id: string,
+  ) {
+    super(`the lease of ${table} ${id} was taken over`);
+    this.name = 'LeaseLost';
+  }
+}
+
+/** The delay before the next try after `attempts` tries, from a schedule whose last step repeats. */
+export function retryDelay(schedule: readonly number[], attempts: number): number {
+  if (schedule.length === 0) throw new RangeError('a retry schedule needs at least one step');
+  return schedule[Math.min(Math.max(attempts, 1), schedule.length) - 1]!;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+// The statements are the same for every queue table; Kysely types them per table, so inside this module
+// they are built on an untyped view of the same handle (callers stay typed through LeaseColumns).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const untyped = (db: Db) => db as unknown as Kysely<any>;
+
+/** The column names as plain strings, for the untyped statements. */
+function names<T extends QueueTable>(q: LeaseColumns<T>) {
+  return {
+    table: q.table as string,
+    id: q.id as string,
+    lockedUntil: q.lockedUntil as string,
+    owner: q.owner as string | undefined,
+    attempts: q.attempts as string | undefined,
+    order: q.order as string,
+  };
+}
+
+export interface ClaimOptions<T extends QueueTable> {
+  now: number;
+  leaseMs: number;
+  /** The claim's fencing token (required when the table has an owner column). */
+  owner?: string;
+  /** How many rows at most (1 by default). */
+  limit?: number;
+  /** Which rows are due, besides having no live lease (their state, topic, next attempt time...). */
+  due: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+  /** What else a claim sets (a state, a start time), as column values or expressions on the row. */
+  set?: (eb: ExpressionBuilder<Database, T>) => Record<string, unknown>;
+  /**
+   * Look with a plain read first and claim only when something is due: an idle worker polling then takes
+   * no write lock (on SQLite a write lock is the whole database's).
+   */
+  peek?: boolean;
+}
+
+/** Claims due rows for one holder, oldest first, and returns them as the claim left them. */
+export async function claim<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: ClaimOptions<T>,
+): Promise<Database[T][]> {
+  const c = names(q);
+  if (c.owner && !opts.owner) throw new TypeError(`a claim of ${c.table} needs an owner`);
+  const u = untyped(db);
+  const now = iso(opts.now);
+  const due = u
+    .selectFrom(c.table)
+    .select(c.id)
+    .where((eb) => opts.due(eb as unknown as ExpressionBuilder<Database, T>))
+    .where((eb) => eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]))
+    .orderBy(c.order)
+    .limit(opts.limit ?? 1);
+  if (opts.peek && !(await due.executeTakeFirst())) return [];
+  const rows = await u
+    .updateTable(c.table)
+    .set((eb) => ({
+      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+      ...(c.owner ? { [c.owner]: opts.owner } : {}),
+      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
+    }))
+    .where(c.id, 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
+    .returningAll()
+    .execute();
+  return rows
+    .sort((a, b) => String(a[c.order]).localeCompare(String(b[c.order])))
+    .map((r) => r as Database[T]);
+}
+
+/** A write fenced by the lease: it matches only while `lease.owner` still holds the row. */
+function fenced<T extends QueueTable>(db: Db, q: LeaseColumns<T>, lease: Lease) {
+  const c = names(q);
+  if (!c.owner) throw new TypeError(`${c.table} has no owner column to fence by`);
+  return untyped(db).updateTable(c.table).where(c.id, '=', lease.id).where(c.owner, '=', lease.owner);
+}
+
+/**
+ * Extends the lease (with what else the holder records, such as progress) while `lease.owner` holds the
+ * row and `where` (a state check) holds. False when the lease was lost: the caller rolls back.
+ */
+export async function renew<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  lease: Lease,
+  opts: {
+    now: number;
+    leaseMs: number;
+    set?: (eb: ExpressionBuilder<Database, T>) => Record<string, unknown>;
+    where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+  },
+): Promise<boolean> {
+  const res = await fenced(db, q, lease)
+    .set((eb) => ({
+      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+      [names(q).lockedUntil]: iso(opts.now + opts.leaseMs),
+    }))
+    .$if(opts.where !== undefined, (w) =>
+      w.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<Database, T>)),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/** Ends the claim for good (done, failed, dead-lettered): sets `set` and lets go of the lease. */
+export async function finish<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  lease: Lease,
+  opts: {
+    set: Record<string, unknown>;
+    where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
+  },
+): Promise<boolean> {
+  const res = await fenced(db, q, lease)
+    .set({ ...opts.set, [names(q).lockedUntil]: null, [names(q).owner!]: null })
+    .$if(opts.where !== undefined, (w) =>
+      w.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<Database, T>)),
+    )
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+/**
+ * Gives the row back, due again at `retryAt` (null: at once). A row handed back on purpose (a shutdown, a
+ * time slice) is `refund`ed: that claim does not count as an attempt.
+ */
+export async function release<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  lease: Lease,
+  opts: { retryAt: number | null; refund?: boolean },
+): Promise<void> {
+  const c = names(q);
+  await fenced(db, q, lease)
+    .set((eb) => ({
+      [c.owner!]: null,
+      [c.lockedUntil]: opts.retryAt === null ? null : iso(opts.retryAt),
+      ...(opts.refund && c.attempts ? { [c.attempts]: eb(c.attempts, '-', 1) } : {}),
+    }))
+    .execute();
+}
+
+/**
+ * After a fault: retries later by the schedule while attempts remain, else ends the row dead (`dead` is
+ * what a dead row is set to). Returns which it was.
+ */
+export async function fail<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  lease: Lease,
+  opts: {
+    now: number;
+    attempts: number;
+    maxAttempts: number;
+    schedule: readonly number[];
+    dead: Record<string, unknown>;
+  },
+): Promise<'retry' | 'dead'> {
+  if (opts.attempts >= opts.maxAttempts) {
+    if (!(await finish(db, q, lease, { set: opts.dead }))) throw new LeaseLost(names(q).table, lease.id);
+    return 'dead';
+  }
+  await release(db, q, lease, { retryAt: opts.now + retryDelay(opts.schedule, opts.attempts) });
+  return 'retry';
+}
+
+/** Rows whose lease ran out while held (their holder died or was cut off), oldest first. */
+export async function expiredLeases<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: { now: number; limit: number; where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool> },
+): Promise<string[]> {
+  const c = names(q);
+  const rows = await untyped(db)
+    .selectFrom(c.table)
+    .select(c.id)
+    .where(c.lockedUntil, '<', iso(opts.now))
+    .$if(c.owner !== undefined, (w) => w.where(c.owner!, 'is not', null))
+    .$if(opts.where !== undefined, (w) =>
+      w.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<Database, T>)),
+    )
+    .orderBy(c.order)
+    .limit(opts.limit)
+    .execute();
+  return rows.map((r) => String(r[c.id]));
+}
