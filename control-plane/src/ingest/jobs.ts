@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, IngestErrorTable, IngestJobTable } from '../store/index.js';
-import { isPostgres } from '../store/index.js';
+import { type LeaseColumns, claim, finish, release, renew } from '../queue/index.js';
 import { DEFAULT_PAGE_SIZE, decodeNumberCursor, encodeCursor, toPage } from '../http/index.js';
 
 /**
@@ -71,38 +71,36 @@ export async function readChunk(db: Db, jobId: string, seq: number): Promise<str
   return r?.data;
 }
 
+/** Where ingest jobs keep their lease (the queue module claims, renews and releases by it). */
+const INGEST_QUEUE: LeaseColumns<'ingest_jobs'> = {
+  table: 'ingest_jobs',
+  id: 'id',
+  owner: 'lease_owner',
+  lockedUntil: 'locked_until',
+  attempts: 'attempts',
+  order: 'created_at',
+};
+
 /**
  * Claims the oldest job that is queued, or processing with an expired lease (its worker died), and
- * leases it to `owner` (the fencing token every later write checks). SKIP LOCKED on PostgreSQL, so
- * replicas share the queue.
+ * leases it to `owner` (the fencing token every later write checks).
  */
 export async function claimJob(
   db: Db,
   opts: { now: number; leaseMs: number; owner: string },
 ): Promise<IngestJobTable | undefined> {
   const now = new Date(opts.now).toISOString();
-  const due = db
-    .selectFrom('ingest_jobs')
-    .select('id')
-    .where('status', 'in', ['queued', 'processing'])
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-    .orderBy('created_at')
-    .limit(1);
-  // A plain read first: an idle worker polls, and should not take the write lock to find nothing.
-  if (!(await due.executeTakeFirst())) return undefined;
-  return db
-    .updateTable('ingest_jobs')
-    .set((eb) => ({
+  const [job] = await claim(db, INGEST_QUEUE, {
+    ...opts,
+    peek: true,
+    due: (eb) => eb('status', 'in', ['queued', 'processing']),
+    set: (eb) => ({
       status: 'processing',
-      lease_owner: opts.owner,
-      locked_until: new Date(opts.now + opts.leaseMs).toISOString(),
-      attempts: eb('attempts', '+', 1),
       started_at: eb.fn.coalesce('started_at', sql.lit(now)),
       updated_at: now,
-    }))
-    .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-    .returningAll()
-    .executeTakeFirst();
+    }),
+  });
+  return job;
 }
 
 export interface Progress {
@@ -131,21 +129,18 @@ export async function commitProgress(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  const res = await trx
-    .updateTable('ingest_jobs')
-    .set((eb) => ({
+  const ok = await renew(trx, INGEST_QUEUE, job, {
+    ...opts,
+    set: (eb) => ({
       processed_rows: p.processedRows,
       created_count: eb('created_count', '+', p.created),
       failed_count: eb('failed_count', '+', p.failed),
       errors_stored: eb('errors_stored', '+', stored.length),
-      locked_until: new Date(opts.now + opts.leaseMs).toISOString(),
       updated_at: new Date(opts.now).toISOString(),
-    }))
-    .where('id', '=', job.id)
-    .where('lease_owner', '=', job.owner)
-    .where('status', '=', 'processing')
-    .executeTakeFirst();
-  return { ok: Number(res.numUpdatedRows) === 1, errorsStored: job.errorsStored + stored.length };
+    }),
+    where: (eb) => eb('status', '=', 'processing'),
+  });
+  return { ok, errorsStored: job.errorsStored + stored.length };
 }
 
 /** Ends a job (completed, or failed with a reason) and drops its spooled upload. */
@@ -156,20 +151,10 @@ export async function finishJob(
 ): Promise<boolean> {
   const at = new Date(outcome.now).toISOString();
   return db.transaction().execute(async (trx) => {
-    const res = await trx
-      .updateTable('ingest_jobs')
-      .set({
-        status: outcome.status,
-        error: outcome.error ?? null,
-        lease_owner: null,
-        locked_until: null,
-        finished_at: at,
-        updated_at: at,
-      })
-      .where('id', '=', job.id)
-      .where('lease_owner', '=', job.owner)
-      .executeTakeFirst();
-    if (Number(res.numUpdatedRows) !== 1) return false;
+    const done = await finish(trx, INGEST_QUEUE, job, {
+      set: { status: outcome.status, error: outcome.error ?? null, finished_at: at, updated_at: at },
+    });
+    if (!done) return false;
     await trx.deleteFrom('ingest_upload_chunks').where('job_id', '=', job.id).execute();
     return true;
   });
@@ -186,16 +171,7 @@ export async function releaseJob(
   retryAt: string | null,
   refund = false,
 ): Promise<void> {
-  await db
-    .updateTable('ingest_jobs')
-    .set((eb) => ({
-      lease_owner: null,
-      locked_until: retryAt,
-      ...(refund ? { attempts: eb('attempts', '-', 1) } : {}),
-    }))
-    .where('id', '=', job.id)
-    .where('lease_owner', '=', job.owner)
-    .execute();
+  await release(db, INGEST_QUEUE, job, { retryAt: retryAt === null ? null : Date.parse(retryAt), refund });
 }
 
 /**

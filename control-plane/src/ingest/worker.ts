@@ -3,6 +3,7 @@ import { PollingLoop } from '../workers/index.js';
 import type { Environment } from '../config/index.js';
 import { ApiError, type Actor } from '../http/index.js';
 import type { Logger } from '../logging/logger.js';
+import { LeaseLost, retryDelay } from '../queue/index.js';
 import { insertPrepared, prepareCreate, type PreparedItem, type WriteContext } from '../products/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db, IngestJobTable } from '../store/index.js';
@@ -26,8 +27,6 @@ export interface IngestWorkerOptions {
 }
 
 export type RunResult = 'idle' | 'completed' | 'failed' | 'yielded' | 'retry';
-
-class LeaseLost extends Error {}
 
 const RETRY_AFTER_MS = [1_000, 5_000, 30_000, 120_000];
 const ABANDONED_UPLOAD_MS = 3_600_000;
@@ -118,7 +117,7 @@ export class IngestWorker {
         log.error({ err }, 'ingest job failed');
         return 'failed';
       }
-      const delay = RETRY_AFTER_MS[Math.min(job.attempts - 1, RETRY_AFTER_MS.length - 1)]!;
+      const delay = retryDelay(RETRY_AFTER_MS, job.attempts);
       log.error({ err, attempts: job.attempts }, 'ingest job interrupted; will retry');
       await releaseJob(this.db, lease, new Date(this.now() + delay).toISOString());
       return 'retry';
@@ -221,7 +220,7 @@ export class IngestWorker {
         },
         { now: this.now(), leaseMs: this.leaseMs },
       );
-      if (!res.ok) throw new LeaseLost();
+      if (!res.ok) throw new LeaseLost('ingest_jobs', job.id);
       state.errorsStored = res.errorsStored;
     });
     state.commits++;

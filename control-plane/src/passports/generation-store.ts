@@ -4,7 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Db, PassportGenerationTable } from '../store/index.js';
-import { isPostgres } from '../store/index.js';
+import { type Lease, type LeaseColumns, claim, finish, release, renew } from '../queue/index.js';
 
 /** The six stages of POST /dpp/generate, in order (api-v2.md: "the 6-stage pipeline"). */
 export const GENERATION_STAGES = [
@@ -76,41 +76,35 @@ export async function activeGeneration(
     .executeTakeFirst();
 }
 
-/**
- * Claims the oldest request that is queued, or running with an expired lease (its worker died), for
- * `owner`. SKIP LOCKED on PostgreSQL so replicas share the queue.
- */
+/** Where generation requests keep their lease. */
+const GENERATION_QUEUE: LeaseColumns<'passport_generations'> = {
+  table: 'passport_generations',
+  id: 'id',
+  owner: 'lease_owner',
+  lockedUntil: 'locked_until',
+  attempts: 'attempts',
+  order: 'created_at',
+};
+
+/** Claims the oldest request that is queued, or running with an expired lease (its worker died), for `owner`. */
 export async function claimGeneration(
   db: Db,
   opts: { now: number; leaseMs: number; owner: string },
 ): Promise<PassportGenerationTable | undefined> {
   const now = new Date(opts.now).toISOString();
-  const due = db
-    .selectFrom('passport_generations')
-    .select('id')
-    .where('status', 'in', ['queued', 'running'])
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-    .orderBy('created_at')
-    .limit(1);
-  return db
-    .updateTable('passport_generations')
-    .set((eb) => ({
+  const [job] = await claim(db, GENERATION_QUEUE, {
+    ...opts,
+    due: (eb) => eb('status', 'in', ['queued', 'running']),
+    set: (eb) => ({
       status: 'running',
-      lease_owner: opts.owner,
-      locked_until: new Date(opts.now + opts.leaseMs).toISOString(),
-      attempts: eb('attempts', '+', 1),
       started_at: eb.fn.coalesce('started_at', sql.lit(now)),
       updated_at: now,
-    }))
-    .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-    .returningAll()
-    .executeTakeFirst();
+    }),
+  });
+  return job;
 }
 
-export interface Lease {
-  id: string;
-  owner: string;
-}
+export type { Lease };
 
 /** Records stage progress and renews the lease; false when the lease was lost. */
 export async function recordStages(
@@ -118,20 +112,17 @@ export async function recordStages(
   lease: Lease,
   p: { stage: StageName; stages: StageRecord[]; warnings: unknown[]; now: number; leaseMs: number },
 ): Promise<boolean> {
-  const res = await db
-    .updateTable('passport_generations')
-    .set({
+  return renew(db, GENERATION_QUEUE, lease, {
+    now: p.now,
+    leaseMs: p.leaseMs,
+    set: () => ({
       stage: p.stage,
       stages: JSON.stringify(p.stages),
       warnings: JSON.stringify(p.warnings),
-      locked_until: new Date(p.now + p.leaseMs).toISOString(),
       updated_at: new Date(p.now).toISOString(),
-    })
-    .where('id', '=', lease.id)
-    .where('lease_owner', '=', lease.owner)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+    }),
+    where: (eb) => eb('status', '=', 'running'),
+  });
 }
 
 /** Ends a request (succeeded with a result, or failed with an error); false when the lease was lost. */
@@ -149,33 +140,22 @@ export async function finishGeneration(
   },
 ): Promise<boolean> {
   const at = new Date(p.now).toISOString();
-  const res = await db
-    .updateTable('passport_generations')
-    .set({
+  return finish(db, GENERATION_QUEUE, lease, {
+    set: {
       status: p.status,
       stage: p.stage,
       stages: JSON.stringify(p.stages),
       warnings: JSON.stringify(p.warnings),
       error: p.error ? JSON.stringify(p.error) : null,
       result: p.result ? JSON.stringify(p.result) : null,
-      lease_owner: null,
-      locked_until: null,
       updated_at: at,
       finished_at: at,
-    })
-    .where('id', '=', lease.id)
-    .where('lease_owner', '=', lease.owner)
-    .where('status', '=', 'running')
-    .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+    },
+    where: (eb) => eb('status', '=', 'running'),
+  });
 }
 
 /** Hands a request back after an unexpected fault, to be claimed again at `availableAt`. */
 export async function releaseGeneration(db: Db, lease: Lease, availableAt: string): Promise<void> {
-  await db
-    .updateTable('passport_generations')
-    .set({ lease_owner: null, locked_until: availableAt })
-    .where('id', '=', lease.id)
-    .where('lease_owner', '=', lease.owner)
-    .execute();
+  await release(db, GENERATION_QUEUE, lease, { retryAt: Date.parse(availableAt) });
 }

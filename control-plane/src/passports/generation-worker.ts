@@ -3,6 +3,7 @@ import { recordAudit } from '../audit/index.js';
 import { ApiError, type Actor } from '../http/index.js';
 import { PollingLoop } from '../workers/index.js';
 import type { Logger } from '../logging/logger.js';
+import { LeaseLost, retryDelay } from '../queue/index.js';
 import { getProductForUpdate } from '../products/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db, PassportGenerationTable, ProductTable, SecretBox } from '../store/index.js';
@@ -49,8 +50,6 @@ export interface GenerationWorkerOptions {
 }
 
 export type GenerationRunResult = 'idle' | 'succeeded' | 'failed' | 'retry' | 'yielded';
-
-class LeaseLost extends Error {}
 
 const RETRY_AFTER_MS = [500, 2_000, 10_000];
 
@@ -131,7 +130,7 @@ export class GenerationWorker {
         log.error({ err }, 'passport generation failed');
         return 'failed';
       }
-      const delay = RETRY_AFTER_MS[Math.min(job.attempts - 1, RETRY_AFTER_MS.length - 1)]!;
+      const delay = retryDelay(RETRY_AFTER_MS, job.attempts);
       log.error({ err, attempts: job.attempts }, 'passport generation interrupted; will retry');
       await releaseGeneration(this.opts.db, lease, new Date(this.now() + delay).toISOString());
       return 'retry';
@@ -164,7 +163,7 @@ export class GenerationWorker {
         merkleRoot: assembled.merkleRoot,
         sections: Object.keys(assembled.sections).sort(),
       };
-      if (!(await run.succeed(trx, result))) throw new LeaseLost();
+      if (!(await run.succeed(trx, result))) throw new LeaseLost('passport_generations', job.id);
     });
   }
 }
@@ -204,7 +203,7 @@ class StageRun {
       now: this.now(),
       leaseMs: this.leaseMs,
     });
-    if (!ok) throw new LeaseLost();
+    if (!ok) throw new LeaseLost('passport_generations', this.lease.id);
   }
 
   async begin(name: StageName): Promise<void> {
