@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
+import { type LeaseColumns, claim, retryDelay } from '../queue/index.js';
 import type { Db, Dialect } from '../store/index.js';
 import { outboxRowsWritten, type OutboxTopic } from './outbox.js';
 
@@ -28,6 +29,17 @@ export interface DispatcherOptions {
 }
 
 const BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000];
+
+/**
+ * Where outbox rows keep their claim. No owner column: a row's handler is idempotent, so a dispatcher
+ * whose lease ran out and a second one handling the same row is harmless, only wasted.
+ */
+const OUTBOX_QUEUE: LeaseColumns<'outbox'> = {
+  table: 'outbox',
+  id: 'id',
+  lockedUntil: 'locked_until',
+  order: 'created_at',
+};
 
 /**
  * Drains the outbox: claims due rows (SKIP LOCKED on PostgreSQL, so replicas share the work), hands
@@ -122,26 +134,16 @@ export class OutboxDispatcher {
   }
 
   private async claim(): Promise<OutboxRow[]> {
-    const { db, dialect } = this.opts;
     const now = new Date(this.now()).toISOString();
-    const lockedUntil = new Date(this.now() + this.lockMs).toISOString();
     const topics = [...this.handlers.keys()];
     if (topics.length === 0) return [];
-    const due = db
-      .selectFrom('outbox')
-      .select('id')
-      .where('processed_at', 'is', null)
-      .where('available_at', '<=', now)
-      .where('topic', 'in', topics)
-      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-      .orderBy('created_at')
-      .limit(this.batchSize);
-    const rows = await db
-      .updateTable('outbox')
-      .set({ locked_until: lockedUntil })
-      .where('id', 'in', dialect === 'postgres' ? due.forUpdate().skipLocked() : due)
-      .returning(['id', 'tenant_id', 'topic', 'payload', 'attempts', 'created_at'])
-      .execute();
+    const rows = await claim(this.opts.db, OUTBOX_QUEUE, {
+      now: this.now(),
+      leaseMs: this.lockMs,
+      limit: this.batchSize,
+      due: (eb) =>
+        eb.and([eb('processed_at', 'is', null), eb('available_at', '<=', now), eb('topic', 'in', topics)]),
+    });
     return rows
       .map((r) => ({
         id: r.id,
@@ -167,7 +169,7 @@ export class OutboxDispatcher {
         .execute();
     } catch (err) {
       const attempts = row.attempts + 1;
-      const delay = BACKOFF_MS[Math.min(attempts - 1, BACKOFF_MS.length - 1)]!;
+      const delay = retryDelay(BACKOFF_MS, attempts);
       this.opts.log.warn(
         { err, outboxId: row.id, topic: row.topic, attempts },
         'outbox handler failed; will retry',
