@@ -1,5 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { type Db, type Dialect, type SecretBox, secretContext } from '../store/index.js';
+import { type LeaseColumns, claim, release } from '../queue/index.js';
+import { type Db, type SecretBox, secretContext } from '../store/index.js';
+
+/** Where deliveries keep their claim: due in next-attempt order, fenced by the claim's token. */
+const DELIVERY_QUEUE: LeaseColumns<'webhook_deliveries'> = {
+  table: 'webhook_deliveries',
+  id: 'id',
+  owner: 'claim_token',
+  lockedUntil: 'locked_until',
+  order: 'next_attempt_at',
+};
 
 /** A delivery claimed for one attempt. */
 export interface ClaimedDelivery {
@@ -32,12 +42,8 @@ export interface ClaimOptions {
  * locked by one guarded statement (FOR UPDATE SKIP LOCKED on PostgreSQL, so replicas share the work);
  * a row another worker locked in between is simply not returned.
  */
-export async function claimDueDeliveries(
-  db: Db,
-  dialect: Dialect,
-  opts: ClaimOptions,
-): Promise<ClaimedDelivery[]> {
-  return (await claimDueDeliveriesBatch(db, dialect, opts)).claimed;
+export async function claimDueDeliveries(db: Db, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
+  return (await claimDueDeliveriesBatch(db, opts)).claimed;
 }
 
 /** A claim pass and whether it left due work of an endpoint behind because that endpoint was full. */
@@ -47,11 +53,7 @@ export interface ClaimBatch {
   saturated: boolean;
 }
 
-export async function claimDueDeliveriesBatch(
-  db: Db,
-  dialect: Dialect,
-  opts: ClaimOptions,
-): Promise<ClaimBatch> {
+export async function claimDueDeliveriesBatch(db: Db, opts: ClaimOptions): Promise<ClaimBatch> {
   if (opts.limit <= 0) return { claimed: [], saturated: false };
   const full = [...opts.heldByEndpoint].filter(([, n]) => n >= opts.perEndpoint).map(([id]) => id);
   const candidates = await db
@@ -85,43 +87,24 @@ export async function claimDueDeliveriesBatch(
   if (chosen.length === 0) return { claimed: [], saturated: false };
 
   const token = randomUUID();
-  const lockable = db
-    .selectFrom('webhook_deliveries')
-    .select('id')
-    .where('id', 'in', chosen)
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', opts.now)]));
-  const locked = await db
-    .updateTable('webhook_deliveries')
-    .set({ locked_until: opts.lockedUntil, claim_token: token })
-    // SQLite has one writer and no row locks; the plain id list also keeps its planner on the primary key.
-    .where('id', 'in', dialect === 'postgres' ? lockable.forUpdate().skipLocked() : chosen)
-    // Re-checked on the row itself, so a row claimed in between is never claimed twice.
-    .where('status', '=', 'pending')
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', opts.now)]))
-    .returning([
-      'id',
-      'tenant_id',
-      'endpoint_id',
-      'event_type',
-      'payload',
-      'attempts',
-      'next_trigger',
-      'next_attempt_at',
-    ])
-    .execute();
-  const claimed = locked
-    .sort((a, b) => (a.next_attempt_at ?? '').localeCompare(b.next_attempt_at ?? ''))
-    .map((r) => ({
-      id: r.id,
-      tenantId: r.tenant_id,
-      endpointId: r.endpoint_id,
-      eventType: r.event_type,
-      payload: r.payload,
-      attempts: r.attempts,
-      trigger: r.next_trigger === 'manual' ? ('manual' as const) : ('schedule' as const),
-      token,
-    }));
+  // Locked by one guarded statement: a row another worker claimed in between is simply not returned.
+  const locked = await claim(db, DELIVERY_QUEUE, {
+    now: Date.parse(opts.now),
+    leaseMs: Date.parse(opts.lockedUntil) - Date.parse(opts.now),
+    owner: token,
+    limit: chosen.length,
+    due: (eb) => eb.and([eb('status', '=', 'pending'), eb('id', 'in', chosen)]),
+  });
+  const claimed = locked.map((r) => ({
+    id: r.id,
+    tenantId: r.tenant_id,
+    endpointId: r.endpoint_id,
+    eventType: r.event_type,
+    payload: r.payload,
+    attempts: r.attempts,
+    trigger: r.next_trigger === 'manual' ? ('manual' as const) : ('schedule' as const),
+    token,
+  }));
   return { claimed, saturated: saturated && claimed.length > 0 };
 }
 
@@ -155,11 +138,6 @@ export async function releaseClaims(
   deliveries: readonly Pick<ClaimedDelivery, 'id' | 'token'>[],
 ): Promise<void> {
   for (const d of deliveries) {
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ locked_until: null, claim_token: null })
-      .where('id', '=', d.id)
-      .where('claim_token', '=', d.token)
-      .execute();
+    await release(db, DELIVERY_QUEUE, { id: d.id, owner: d.token }, { retryAt: null });
   }
 }

@@ -206,7 +206,7 @@ describe.each(testDialects())('delivery worker with an injected clock (%s)', (di
     await subscribe();
     await emit();
     const lockMs = 60_000;
-    const [claimed] = await claimDueDeliveries(store.db, store.dialect, {
+    const [claimed] = await claimDueDeliveries(store.db, {
       now: new Date(clock).toISOString(),
       lockedUntil: new Date(clock + lockMs).toISOString(),
       limit: 10,

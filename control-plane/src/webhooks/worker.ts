@@ -160,7 +160,7 @@ export class DeliveryWorker {
    */
   async runOnce(): Promise<number> {
     const t = this.now();
-    const claimed = await claimDueDeliveries(this.opts.db, this.opts.dialect, {
+    const claimed = await claimDueDeliveries(this.opts.db, {
       now: new Date(t).toISOString(),
       lockedUntil: new Date(t + this.tuning.lockMs).toISOString(),
       limit: this.tuning.concurrency,
@@ -182,7 +182,7 @@ export class DeliveryWorker {
     if (room <= 0) return; // a finishing attempt pumps again
     const t = this.now();
     const heldByEndpoint = new Map([...this.slots].map(([id, s]) => [id, s.running + s.waiting.length]));
-    this.claiming = claimDueDeliveriesBatch(this.opts.db, this.opts.dialect, {
+    this.claiming = claimDueDeliveriesBatch(this.opts.db, {
       now: new Date(t).toISOString(),
       lockedUntil: new Date(t + this.tuning.lockMs).toISOString(),
       limit: room,
