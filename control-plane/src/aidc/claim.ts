@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AIDC_ENVELOPE_TYPE, ATTEMPT_STATES, type AidcEnvelopeClaims, LABEL_MAY_BE_OUT } from '@dpp/shared';
 import type { ExpressionBuilder } from 'kysely';
+import { type LeaseColumns, claim, renew } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
@@ -60,6 +61,19 @@ export async function signEnvelope(
 }
 
 /**
+ * Where print jobs keep their lease: the attempt_id is the fencing token, the lease is the attempt's. Jobs
+ * keep their own state machine (shared/src/aidc); the queue claims and renews only.
+ */
+const PRINT_QUEUE: LeaseColumns<'print_jobs'> = {
+  table: 'print_jobs',
+  id: 'job_ref',
+  owner: 'attempt_id',
+  lockedUntil: 'lease_expires_at',
+  attempts: 'attempt_count',
+  order: ['created_at', 'job_ref'],
+};
+
+/**
  * Takes the oldest claimable job of the device's tenant that this printer can print: QUEUED, or FAILED with
  * retries left; bound to no printer or to this one; needing RFID only if the printer encodes. One UPDATE
  * with the choice as a subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite), so no
@@ -77,42 +91,22 @@ export async function claimJob(
   const attemptId = randomUUID();
   const jti = randomUUID();
   return deps.db.transaction().execute(async (trx) => {
-    let choice = trx
-      .selectFrom('print_jobs')
-      .select('job_ref')
-      .where('tenant_id', '=', tenantId)
-      .where((eb) =>
-        eb.or([
-          eb('state', '=', 'QUEUED'),
-          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
+    const [row] = await claim(trx, PRINT_QUEUE, {
+      now: t,
+      leaseMs: deps.settings.leaseSeconds * 1000,
+      owner: attemptId,
+      due: (eb) =>
+        eb.and([
+          eb('tenant_id', '=', tenantId),
+          eb.or([
+            eb('state', '=', 'QUEUED'),
+            eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
+          ]),
+          eb.or([eb('printer', 'is', null), eb('printer', '=', req.printer.name)]),
+          ...(req.printer.rfid ? [] : [eb('requires_rfid', '=', 0)]),
         ]),
-      )
-      .where((eb) => eb.or([eb('printer', 'is', null), eb('printer', '=', req.printer.name)]))
-      .orderBy('created_at')
-      .orderBy('job_ref')
-      .limit(1);
-    if (!req.printer.rfid) choice = choice.where('requires_rfid', '=', 0);
-    if (deps.dialect === 'postgres') choice = choice.forUpdate().skipLocked();
-    const row = await trx
-      .updateTable('print_jobs')
-      .set((eb) => ({
-        state: 'CLAIMED',
-        attempt_id: attemptId,
-        attempt_count: eb('attempt_count', '+', 1),
-        device_id: deviceId,
-        lease_expires_at: leaseExpiresAt,
-        sending_at: null,
-        updated_at: iso,
-      }))
-      .where('job_ref', '=', choice)
-      .where((eb) =>
-        eb.or([
-          eb('state', '=', 'QUEUED'),
-          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
-        ]),
-      )
-      .returningAll()
-      .executeTakeFirst();
+      set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
+    });
     if (!row) return null;
     await trx
       .insertInto('print_attempts')
@@ -169,27 +163,31 @@ export async function heartbeat(
   const t = deps.now();
   const iso = new Date(t).toISOString();
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
-  const row = await deps.db
-    .updateTable('print_jobs')
-    .set((eb) => ({
-      lease_expires_at: leaseExpiresAt,
-      updated_at: iso,
-      ...(sending ? { sending_at: eb.fn.coalesce('sending_at', eb.val(iso)) } : {}),
-    }))
-    .where('tenant_id', '=', tenantId)
-    .where('job_ref', '=', jobRef)
-    .where('attempt_id', '=', attemptId)
-    .where('device_id', '=', deviceId)
-    .where('state', 'in', ATTEMPT_STATES)
-    .where((eb) => {
-      const live = eb('lease_expires_at', '>', iso);
-      // Once the label may be out, the attempt stays the device's after its lease ran out (the device was
-      // cut off, or the control plane was down): it may take the lease again and finish the job. Opening
-      // the send gate itself needs a live lease.
-      return sending ? live : eb.or([live, labelMayBeOut(eb)]);
-    })
-    .returningAll()
-    .executeTakeFirst();
+  const row = await renew(
+    deps.db,
+    PRINT_QUEUE,
+    { id: jobRef, owner: attemptId },
+    {
+      now: t,
+      leaseMs: deps.settings.leaseSeconds * 1000,
+      set: (eb) => ({
+        updated_at: iso,
+        ...(sending ? { sending_at: eb.fn.coalesce('sending_at', eb.val(iso)) } : {}),
+      }),
+      where: (eb) => {
+        const live = eb('lease_expires_at', '>', iso);
+        // Once the label may be out, the attempt stays the device's after its lease ran out (the device was
+        // cut off, or the control plane was down): it may take the lease again and finish the job. Opening
+        // the send gate itself needs a live lease.
+        return eb.and([
+          eb('tenant_id', '=', tenantId),
+          eb('device_id', '=', deviceId),
+          eb('state', 'in', ATTEMPT_STATES),
+          sending ? live : eb.or([live, labelMayBeOut(eb)]),
+        ]);
+      },
+    },
+  );
   if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);
   const { printer } = await deps.db
     .selectFrom('print_attempts')

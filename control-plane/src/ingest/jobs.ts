@@ -129,7 +129,7 @@ export async function commitProgress(
       .onConflict((oc) => oc.doNothing())
       .execute();
   }
-  const ok = await renew(trx, INGEST_QUEUE, job, {
+  const renewed = await renew(trx, INGEST_QUEUE, job, {
     ...opts,
     set: (eb) => ({
       processed_rows: p.processedRows,
@@ -140,7 +140,7 @@ export async function commitProgress(
     }),
     where: (eb) => eb('status', '=', 'processing'),
   });
-  return { ok, errorsStored: job.errorsStored + stored.length };
+  return { ok: renewed !== undefined, errorsStored: job.errorsStored + stored.length };
 }
 
 /** Ends a job (completed, or failed with a reason) and drops its spooled upload. */

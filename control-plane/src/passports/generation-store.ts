@@ -112,7 +112,7 @@ export async function recordStages(
   lease: Lease,
   p: { stage: StageName; stages: StageRecord[]; warnings: unknown[]; now: number; leaseMs: number },
 ): Promise<boolean> {
-  return renew(db, GENERATION_QUEUE, lease, {
+  const renewed = await renew(db, GENERATION_QUEUE, lease, {
     now: p.now,
     leaseMs: p.leaseMs,
     set: () => ({
@@ -123,6 +123,7 @@ export async function recordStages(
     }),
     where: (eb) => eb('status', '=', 'running'),
   });
+  return renewed !== undefined;
 }
 
 /** Ends a request (succeeded with a result, or failed with an error); false when the lease was lost. */

@@ -133,7 +133,7 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
         leaseMs: 1_000,
         where: (eb) => eb('status', '=', 'done'),
       }),
-    ).toBe(false);
+    ).toBeUndefined();
     expect(await finish(db, PROBE, w2, { set: { status: 'done' } })).toBe(true);
     expect(await row(id!)).toMatchObject({ status: 'done', lease_owner: null, locked_until: null });
   });

@@ -26,8 +26,8 @@ export interface LeaseColumns<T extends QueueTable> {
   owner?: Column<T>;
   /** Counts claims (incremented by each claim) where the queue counts them on claim. */
   attempts?: Column<T>;
-  /** The claim order, oldest first. */
-  order: Column<T>;
+  /** The claim order, oldest first (later columns break ties). */
+  order: Column<T> | readonly Column<T>[];
 }
 
 /** The holder of a claimed row. */
@@ -68,7 +68,7 @@ function names<T extends QueueTable>(q: LeaseColumns<T>) {
     lockedUntil: q.lockedUntil as string,
     owner: q.owner as string | undefined,
     attempts: q.attempts as string | undefined,
-    order: q.order as string,
+    order: (typeof q.order === 'string' ? [q.order] : [...q.order]) as string[],
   };
 }
 
@@ -105,7 +105,7 @@ export async function claim<T extends QueueTable>(
     .select(c.id)
     .where((eb) => opts.due(eb as unknown as ExpressionBuilder<Database, T>))
     .where((eb) => eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]))
-    .orderBy(c.order)
+    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
     .limit(opts.limit ?? 1);
   if (opts.peek && !(await due.executeTakeFirst())) return [];
   const rows = await u
@@ -120,7 +120,13 @@ export async function claim<T extends QueueTable>(
     .returningAll()
     .execute();
   return rows
-    .sort((a, b) => String(a[c.order]).localeCompare(String(b[c.order])))
+    .sort((a, b) => {
+      for (const col of c.order) {
+        const d = String(a[col]).localeCompare(String(b[col]));
+        if (d !== 0) return d;
+      }
+      return 0;
+    })
     .map((r) => r as Database[T]);
 }
 
@@ -133,7 +139,8 @@ function fenced<T extends QueueTable>(db: Db, q: LeaseColumns<T>, lease: Lease) 
 
 /**
  * Extends the lease (with what else the holder records, such as progress) while `lease.owner` holds the
- * row and `where` (a state check) holds. False when the lease was lost: the caller rolls back.
+ * row and `where` (a state check) holds, and returns the row as renewed. Undefined when the lease was
+ * lost: the caller rolls back.
  */
 export async function renew<T extends QueueTable>(
   db: Db,
@@ -145,8 +152,8 @@ export async function renew<T extends QueueTable>(
     set?: (eb: ExpressionBuilder<Database, T>) => Record<string, unknown>;
     where?: (eb: ExpressionBuilder<Database, T>) => Expression<SqlBool>;
   },
-): Promise<boolean> {
-  const res = await fenced(db, q, lease)
+): Promise<Database[T] | undefined> {
+  const row = await fenced(db, q, lease)
     .set((eb) => ({
       ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
       [names(q).lockedUntil]: iso(opts.now + opts.leaseMs),
@@ -154,8 +161,9 @@ export async function renew<T extends QueueTable>(
     .$if(opts.where !== undefined, (w) =>
       w.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<Database, T>)),
     )
+    .returningAll()
     .executeTakeFirst();
-  return Number(res.numUpdatedRows) === 1;
+  return row as Database[T] | undefined;
 }
 
 /** Ends the claim for good (done, failed, dead-lettered): sets `set` and lets go of the lease. */
@@ -236,7 +244,7 @@ export async function expiredLeases<T extends QueueTable>(
     .$if(opts.where !== undefined, (w) =>
       w.where((eb) => opts.where!(eb as unknown as ExpressionBuilder<Database, T>)),
     )
-    .orderBy(c.order)
+    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
     .limit(opts.limit)
     .execute();
   return rows.map((r) => String(r[c.id]));
