@@ -115,16 +115,16 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
     expect((await take('w2', T0 + 2_000)).map((r) => r.id)).toEqual([id]);
     const w1 = { id: id!, owner: 'w1' };
     const w2 = { id: id!, owner: 'w2' };
-    expect(await renew(db, PROBE, w1, { now: T0 + 2_100, leaseMs: 1_000, set: () => ({ note: 'w1' }) })).toBe(
-      false,
-    );
+    expect(
+      await renew(db, PROBE, w1, { now: T0 + 2_100, leaseMs: 1_000, set: () => ({ note: 'w1' }) }),
+    ).toBeUndefined();
     expect(await finish(db, PROBE, w1, { set: { status: 'done' } })).toBe(false);
     await release(db, PROBE, w1, { retryAt: null });
     expect(await row(id!)).toMatchObject({ status: 'running', lease_owner: 'w2', note: null, attempts: 2 });
 
-    expect(await renew(db, PROBE, w2, { now: T0 + 2_100, leaseMs: 1_000, set: () => ({ note: 'w2' }) })).toBe(
-      true,
-    );
+    expect(
+      await renew(db, PROBE, w2, { now: T0 + 2_100, leaseMs: 1_000, set: () => ({ note: 'w2' }) }),
+    ).toMatchObject({ id, note: 'w2' });
     expect(await row(id!)).toMatchObject({ note: 'w2', locked_until: new Date(T0 + 3_100).toISOString() });
     // A state check on renew: a row no longer running is not renewed.
     expect(
