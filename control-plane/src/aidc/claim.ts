@@ -1,23 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { AIDC_ENVELOPE_TYPE, ATTEMPT_STATES, type AidcEnvelopeClaims, LABEL_MAY_BE_OUT } from '@dpp/shared';
+import {
+  AIDC_ENVELOPE_TYPE,
+  ATTEMPT_STATES,
+  type AidcEnvelopeClaims,
+  type ClaimRequest,
+  type Claimed,
+  LABEL_MAY_BE_OUT,
+} from '@dpp/shared';
 import type { ExpressionBuilder } from 'kysely';
 import { type LeaseColumns, claim, renew } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
-import { type JobView, jobView } from './model.js';
+import { jobView } from './model.js';
 import { PrintJobRefused } from './refusal.js';
 
-export interface ClaimRequest {
-  printer: { name: string; rfid: boolean };
-}
-
-export interface Claimed {
-  job: JobView;
-  attemptId: string;
-  envelope: string;
-  leaseExpiresAt: string;
-}
+export type { ClaimRequest, Claimed };
 
 export interface ClaimDeps {
   db: Db;
