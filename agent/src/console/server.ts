@@ -28,6 +28,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { z } from 'zod';
 import { AgentError, toAgentError } from '../errors.js';
 import type { Supervisor } from '../jobs/index.js';
@@ -219,87 +220,102 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return send(res, 201, { data: { token: r.token, ...r.session } });
   };
 
+  type Params = { [k: string]: string | undefined };
+  type Route = (req: IncomingMessage, res: ServerResponse, params: Params) => Promise<void> | void;
+  // find-my-way (the router of Fastify) matches; this file decides. Paths are matched after URL
+  // normalisation (dot segments resolved), so a path the file server sees is the one the router saw.
+  const router = FindMyWay({ caseSensitive: true, ignoreTrailingSlash: false });
+  const on = (method: 'GET' | 'POST' | 'DELETE', path: string, route: Route) =>
+    router.on(method, path, route);
+  const ref = (params: Params) => params.ref!;
+  const REF = ':ref(^[A-Za-z0-9_-]{1,64}$)';
+
+  const ui: Route = async (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://console').pathname;
+    const file = uiDir ? await readUiFile(uiDir, path) : undefined;
+    if (!file) throw new HttpError(404, 'NOT_FOUND', `no file ${path}`);
+    res.writeHead(200, {
+      'content-type': file.type,
+      'content-length': file.body.length,
+      'cache-control': 'no-cache',
+    });
+    res.end(file.body);
+  };
+  if (uiDir) {
+    on('GET', '/', ui);
+    on('GET', '/ui/*', ui);
+  }
+  for (const method of ['GET', 'POST', 'DELETE'] as const) {
+    on(method, '/api/session', (req, res) => session(req, res, method));
+  }
+  on('GET', '/api/status', (_req, res) => send(res, 200, { data: backend.status() }));
+  on('GET', '/api/events', (req, res) => events(req, res));
+  on('GET', `/api/jobs/${REF}`, (_req, res, params) => {
+    const job = backend.job(ref(params));
+    if (!job) throw new HttpError(404, 'NOT_FOUND', `job ${ref(params)} is unknown to this device`);
+    return send(res, 200, { data: job });
+  });
+  on('GET', `/api/jobs/${REF}/preview.png`, (_req, res, params) => {
+    const png = backend.preview(ref(params));
+    if (!png) throw new HttpError(404, 'NOT_FOUND', `no preview of job ${ref(params)}`);
+    res.writeHead(200, {
+      'content-type': 'image/png',
+      'content-length': png.length,
+      'cache-control': 'no-store',
+    });
+    res.end(png);
+  });
+  on('POST', `/api/jobs/${REF}/attest`, async (req, res, params) => {
+    const who = supervisorOf(req);
+    const body = await readJson(req);
+    if (who) {
+      if (typeof body === 'object' && body !== null && 'supervisor' in body)
+        throw new HttpError(400, 'VALIDATION_ERROR', 'supervisor: comes from the session, not the body');
+      const b = parse(SignedAttest, body);
+      onAttempt(ref(params), b.attemptId);
+      backend.attest(ref(params), who, b.note);
+    } else {
+      const b = parse(Attest, body);
+      onAttempt(ref(params), b.attemptId);
+      backend.attest(ref(params), b.supervisor, b.note);
+    }
+    return send(res, 202, { data: { jobRef: ref(params), accepted: 'attestation' } });
+  });
+  on('POST', `/api/jobs/${REF}/fail`, async (req, res, params) => {
+    const who = supervisorOf(req);
+    const b = parse(Fail, await readJson(req));
+    onAttempt(ref(params), b.attemptId);
+    const by = who ? `marked failed by supervisor ${who.name ?? who.id} (${who.id})` : undefined;
+    const detail = [b.detail, by].filter(Boolean).join('; ') || undefined;
+    backend.fail(ref(params), b.reason, detail?.slice(0, 1000));
+    return send(res, 202, { data: { jobRef: ref(params), accepted: 'failure' } });
+  });
+  on('POST', `/api/jobs/${REF}/reprint`, async (req, res, params) => {
+    const who = supervisorOf(req);
+    onAttempt(ref(params), parse(Reprint, await readJson(req)).attemptId);
+    backend.reprint(ref(params));
+    if (who) log.info({ jobRef: ref(params), supervisor: who.id }, 'supervisor asked for a re-print');
+    return send(res, 202, { data: { jobRef: ref(params), accepted: 'reprint' } });
+  });
+  on('POST', `/api/jobs/${REF}/scan`, async (req, res, params) => {
+    const b = parse(Scan, await readJson(req));
+    onAttempt(ref(params), b.attemptId);
+    backend.scan(ref(params), { data: b.data, epc: b.epc?.toUpperCase() });
+    return send(res, 202, { data: { jobRef: ref(params), accepted: 'scan' } });
+  });
+
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (!hostAllowed(req))
       throw new HttpError(403, 'FORBIDDEN', 'the console answers loopback host names only');
-    const url = new URL(req.url ?? '/', 'http://console');
     const method = req.method ?? 'GET';
-    const path = url.pathname;
+    const path = new URL(req.url ?? '/', 'http://console').pathname;
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
-    if (method === 'GET' && uiDir && (path === '/' || path.startsWith('/ui/'))) {
-      const file = await readUiFile(uiDir, path);
-      if (!file) throw new HttpError(404, 'NOT_FOUND', `no file ${path}`);
-      res.writeHead(200, {
-        'content-type': file.type,
-        'content-length': file.body.length,
-        'cache-control': 'no-cache',
-      });
-      res.end(file.body);
-      return;
-    }
-    if (path === '/api/session') return session(req, res, method);
-    if (method === 'GET' && path === '/api/status') return send(res, 200, { data: backend.status() });
-    if (method === 'GET' && path === '/api/events') return events(req, res);
-    const m = /^\/api\/jobs\/([A-Za-z0-9_-]{1,64})(\/[a-z.]+)?$/.exec(path);
-    if (!m) throw new HttpError(404, 'NOT_FOUND', `no route ${method} ${path}`);
-    const ref = m[1]!;
-    const sub = m[2] ?? '';
-    if (method === 'GET' && sub === '') {
-      const job = backend.job(ref);
-      if (!job) throw new HttpError(404, 'NOT_FOUND', `job ${ref} is unknown to this device`);
-      return send(res, 200, { data: job });
-    }
-    if (method === 'GET' && sub === '/preview.png') {
-      const png = backend.preview(ref);
-      if (!png) throw new HttpError(404, 'NOT_FOUND', `no preview of job ${ref}`);
-      res.writeHead(200, {
-        'content-type': 'image/png',
-        'content-length': png.length,
-        'cache-control': 'no-store',
-      });
-      res.end(png);
-      return;
-    }
-    if (method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here`);
-    const who = sub === '/attest' || sub === '/fail' || sub === '/reprint' ? supervisorOf(req) : null;
-    const body = await readJson(req);
-    switch (sub) {
-      case '/attest': {
-        if (who) {
-          if (typeof body === 'object' && body !== null && 'supervisor' in body)
-            throw new HttpError(400, 'VALIDATION_ERROR', 'supervisor: comes from the session, not the body');
-          const b = parse(SignedAttest, body);
-          onAttempt(ref, b.attemptId);
-          backend.attest(ref, who, b.note);
-        } else {
-          const b = parse(Attest, body);
-          onAttempt(ref, b.attemptId);
-          backend.attest(ref, b.supervisor, b.note);
-        }
-        return send(res, 202, { data: { jobRef: ref, accepted: 'attestation' } });
-      }
-      case '/fail': {
-        const b = parse(Fail, body);
-        onAttempt(ref, b.attemptId);
-        const by = who ? `marked failed by supervisor ${who.name ?? who.id} (${who.id})` : undefined;
-        const detail = [b.detail, by].filter(Boolean).join('; ') || undefined;
-        backend.fail(ref, b.reason, detail?.slice(0, 1000));
-        return send(res, 202, { data: { jobRef: ref, accepted: 'failure' } });
-      }
-      case '/reprint':
-        onAttempt(ref, parse(Reprint, body).attemptId);
-        backend.reprint(ref);
-        if (who) log.info({ jobRef: ref, supervisor: who.id }, 'supervisor asked for a re-print');
-        return send(res, 202, { data: { jobRef: ref, accepted: 'reprint' } });
-      case '/scan': {
-        const b = parse(Scan, body);
-        onAttempt(ref, b.attemptId);
-        backend.scan(ref, { data: b.data, epc: b.epc?.toUpperCase() });
-        return send(res, 202, { data: { jobRef: ref, accepted: 'scan' } });
-      }
-      default:
-        throw new HttpError(404, 'NOT_FOUND', `no route ${method} ${path}`);
-    }
+    const found = router.find(method as HTTPMethod, path);
+    if (found) return (found.handler as unknown as Route)(req, res, found.params);
+    // A path some route serves under another method is 405; any other path is 404.
+    if ((['GET', 'POST', 'DELETE'] as const).some((m) => router.find(m, path)))
+      throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here`);
+    throw new HttpError(404, 'NOT_FOUND', `no route ${method} ${path}`);
   };
 
   const events = (req: IncomingMessage, res: ServerResponse): void => {
