@@ -12,6 +12,7 @@ import {
   type SeedFile,
   type StartOptions,
   freePort,
+  httpCaller,
   loadConfig,
   startControlPlane,
 } from '@dpp/control-plane';
@@ -154,24 +155,9 @@ export async function startTestControlPlane(
       ...(o.passports ? { passports: o.passports } : {}),
     });
   let cp = await startOn(options);
-  const call = async (method: string, p: string, opts: CallOptions = {}): Promise<CallResult> => {
-    const headers: Record<string, string> = { ...opts.headers };
-    if (opts.key) headers.authorization = `Bearer ${opts.key}`;
-    let body: string | undefined;
-    if (opts.body !== undefined) {
-      body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const res = await fetch(cp.url + p, { method, headers, body, redirect: 'manual' });
-    const text = await res.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: res.status, headers: res.headers, body: parsed, text };
-  };
+  // The demo's caller, aimed at whichever control plane is current (restart() replaces it).
+  const call = (method: string, p: string, opts: CallOptions = {}): Promise<CallResult> =>
+    httpCaller(cp.url)(method, p, opts);
   const t: TestControlPlane = {
     cp,
     url: cp.url,
