@@ -28,6 +28,11 @@ export default tseslint.config(
       'no-console': 'off',
     },
   },
+  {
+    // The agent's console page: browser modules, typed by JSDoc (agent/tsconfig.ui.json).
+    files: ['agent/src/console/ui/**/*.js'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   // Imports each kind of file may not make. One rule name holds them all: a later block's setting of a rule
   // replaces an earlier one for the files both match, so every block lists all that apply to its files.
   restrictImports({

@@ -5,7 +5,7 @@
  * config.
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { builtinModules, createRequire } from 'node:module';
 import os from 'node:os';
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { IPC_CHANNELS } from './ipc-contract.js';
 
 const DESKTOP_DIR = fileURLToPath(new URL('..', import.meta.url));
+const CONSOLE_UI_DIR = path.resolve(DESKTOP_DIR, '../agent/src/console/ui');
 const run = promisify(execFile);
 
 function requiresOf(code: string): string[] {
@@ -78,8 +79,9 @@ describe('the desktop build', () => {
   });
 
   it('copies the console page beside main.cjs', () => {
-    for (const file of ['index.html', 'app.js', 'app.css', 'icon.svg'])
-      expect(existsSync(path.join(out, 'console-ui', file)), file).toBe(true);
+    const files = readdirSync(CONSOLE_UI_DIR);
+    expect(files).toEqual(expect.arrayContaining(['index.html', 'app.js', 'app.css', 'icon.svg']));
+    for (const file of files) expect(existsSync(path.join(out, 'console-ui', file)), file).toBe(true);
   });
 });
 

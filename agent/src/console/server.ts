@@ -182,26 +182,25 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     return session.supervisor;
   };
 
-  const session = async (req: IncomingMessage, res: ServerResponse, method: string): Promise<void> => {
-    if (method === 'GET') {
-      const s = sessions.get(bearer(req));
-      return send(res, 200, {
-        data: {
-          required: sessions.required,
-          supervisor: s?.supervisor ?? null,
-          expiresAt: s?.expiresAt ?? null,
-        },
-      });
-    }
-    if (method === 'DELETE') {
-      const who = sessions.get(bearer(req));
-      if (sessions.signOut(bearer(req)))
-        log.info({ supervisor: who?.supervisor.id }, 'supervisor signed out');
-      res.writeHead(204, { 'cache-control': 'no-store' });
-      res.end();
-      return;
-    }
-    if (method !== 'POST') throw new HttpError(405, 'METHOD_NOT_ALLOWED', `${method} is not allowed here`);
+  const sessionView = (req: IncomingMessage, res: ServerResponse): void => {
+    const s = sessions.get(bearer(req));
+    send(res, 200, {
+      data: {
+        required: sessions.required,
+        supervisor: s?.supervisor ?? null,
+        expiresAt: s?.expiresAt ?? null,
+      },
+    });
+  };
+
+  const signOut = (req: IncomingMessage, res: ServerResponse): void => {
+    const who = sessions.get(bearer(req));
+    if (sessions.signOut(bearer(req))) log.info({ supervisor: who?.supervisor.id }, 'supervisor signed out');
+    res.writeHead(204, { 'cache-control': 'no-store' });
+    res.end();
+  };
+
+  const signIn = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const b = parse(SignIn, await readJson(req));
     if (!sessions.required)
       throw new HttpError(409, 'NO_SUPERVISORS', 'no supervisors are configured on this device');
@@ -245,9 +244,9 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     on('GET', '/', ui);
     on('GET', '/ui/*', ui);
   }
-  for (const method of ['GET', 'POST', 'DELETE'] as const) {
-    on(method, '/api/session', (req, res) => session(req, res, method));
-  }
+  on('GET', '/api/session', sessionView);
+  on('POST', '/api/session', signIn);
+  on('DELETE', '/api/session', signOut);
   on('GET', '/api/status', (_req, res) => send(res, 200, { data: backend.status() }));
   on('GET', '/api/events', (req, res) => events(req, res));
   on('GET', `/api/jobs/${REF}`, (_req, res, params) => {

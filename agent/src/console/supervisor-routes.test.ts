@@ -2,7 +2,7 @@
  * The console's supervisor sign-in and the page it serves: sessions guard attest, fail and re-print, the
  * attestation names the session's supervisor, wrong PINs are limited, and the page comes with a strict CSP.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -228,10 +228,27 @@ describe('console without supervisors (development, the agent tests)', () => {
     );
     expect(page.headers.get('x-content-type-options')).toBe('nosniff');
     expect(page.body).toContain('<script type="module" src="/ui/app.js"></script>');
-    const js = await call('GET', '/ui/app.js');
-    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
-    expect(js.body).toContain("new EventSource('/api/events')");
-    expect((await call('GET', '/ui/app.css')).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    // The page's modules: app.js and every module it imports, transitively, are served as JavaScript.
+    const seen = new Set<string>();
+    const modules = ['app.js'];
+    for (let name = modules.pop(); name !== undefined; name = modules.pop()) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const js = await call('GET', `/ui/${name}`);
+      expect(js.status, name).toBe(200);
+      expect(js.headers.get('content-type'), name).toBe('text/javascript; charset=utf-8');
+      for (const m of String(js.body).matchAll(/^import [^;]* from '\.\/([a-z-]+\.js)';$/gm))
+        modules.push(m[1]!);
+    }
+    expect(seen).toEqual(new Set((await readdir(UI_DIR)).filter((f) => f.endsWith('.js'))));
+    const sheets = [...String(page.body).matchAll(/<link rel="stylesheet" href="\/ui\/([a-z-]+\.css)"/g)];
+    expect(sheets.map((m) => m[1]).sort()).toEqual(
+      (await readdir(UI_DIR)).filter((f) => f.endsWith('.css')).sort(),
+    );
+    for (const [, sheet] of sheets)
+      expect((await call('GET', `/ui/${sheet}`)).headers.get('content-type'), sheet).toBe(
+        'text/css; charset=utf-8',
+      );
     for (const p of [
       '/ui/nope.js',
       '/ui/../server.ts',
@@ -252,8 +269,12 @@ describe('console without supervisors (development, the agent tests)', () => {
     expect(html).not.toMatch(/<style\b/);
     expect(html).not.toMatch(/\sstyle=/);
     expect(html).not.toMatch(/\son[a-z]+=/);
-    const js = await readFile(path.join(UI_DIR, 'app.js'), 'utf8');
-    expect(js).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
+    for (const file of (await readdir(UI_DIR)).filter((f) => f.endsWith('.js'))) {
+      const js = await readFile(path.join(UI_DIR, file), 'utf8');
+      expect(js, file).not.toMatch(
+        /innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/,
+      );
+    }
   });
 });
 

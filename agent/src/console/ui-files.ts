@@ -1,5 +1,5 @@
 /**
- * The console page's static files (`ui/`: index.html, app.js, app.css), served at `/` and `/ui/<file>`
+ * The console page's static files (`ui/`: index.html, app.css and the page's JavaScript modules), served at `/` and `/ui/<file>`
  * under a strict Content-Security-Policy: scripts, styles, images and connections from this origin only,
  * no inline code, no framing.
  */
