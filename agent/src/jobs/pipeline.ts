@@ -11,102 +11,34 @@
  * come out is never sent again on the device's own say. If the printer still held it (and it was cleared
  * at start-up), it is sent again; otherwise a supervisor looks at what came out and attests it or asks for
  * a re-print.
+ *
+ * The steps that talk to a device or wait for a person have their own modules, given a `RunContext`
+ * (run-context.ts): print-step.ts (send through the send gate, attest), printer-steps.ts (ready, printed,
+ * did it come out), supervisor-step.ts, scan-step.ts; resume.ts holds what a resume starts from.
  */
-import type {
-  AidcEnvelopeClaims,
-  Attestation,
-  PrinterStatus,
-  RenderManifest,
-  ResultState,
-  ScanResult,
-  SpoolReceipt,
+import {
+  EVIDENCE_KIND,
+  type AidcEnvelopeClaims,
+  type EvidenceOf,
+  type RenderManifest,
+  type ResultState,
 } from '@dpp/shared';
-import type { Claimed, ControlPlaneClient } from '../api/index.js';
-import type { AgentConfig, PrinterConfig } from '../config/index.js';
-import { AgentError, isAgentError, toAgentError } from '../errors.js';
-import type { DeviceKey } from '../identity/index.js';
+import { AgentError, toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { Outbox, Settlement } from '../outbox/index.js';
-import type { Completion, PrinterDriver } from '../printers/index.js';
-import { renderLabel, sha256Hex, type RenderedLabel } from '../render/index.js';
-import type { ScanRead, Scanner } from '../scanners/index.js';
+import type { Settlement } from '../outbox/index.js';
+import { renderLabel, type RenderedLabel } from '../render/index.js';
 import { abortReason, sleep } from '../util/time.js';
-import { deviceAttestation, humanAttestation } from './attestation.js';
 import { signEvidenceBundle } from './evidence-bundle.js';
 import { failureOf, jobFailure } from './failures.js';
-import type { AttestationAnswer, HumanGate, ManualScan } from './human-gate.js';
-import type { JobJournal, JournalEntry } from './journal.js';
 import { LeaseKeeper, isLeaseLost } from './lease.js';
+import { attestPrint, sendLabel } from './print-step.js';
+import { sameLabel, sentBefore, type Reported, type Resume } from './resume.js';
+import type { PipelineDeps, RunContext, RunStart } from './run-context.js';
+import { scanLabel } from './scan-step.js';
 import { FINAL_STEPS, type JobStep } from './steps.js';
 
-export interface JobStepEvent {
-  jobRef: string;
-  attemptId: string;
-  printer: string;
-  step: JobStep;
-  at: string;
-  detail?: string | undefined;
-  /** On the final step: time from the claim request, and the part spent waiting on devices and people. */
-  timings?: JobTimings | undefined;
-}
-
-export interface JobTimings {
-  /** From the claim request to the final step. */
-  totalMs: number;
-  /**
-   * Time the job waited on the printer (status, send, print to read-back) or the scanner. Results the outbox
-   * delivers meanwhile are off the critical path, as they are in production.
-   */
-  deviceMs: number;
-  /** Waiting for a supervisor or a manual scan. */
-  humanMs: number;
-}
-
-export interface PipelineDeps {
-  deviceId: string;
-  key: DeviceKey;
-  client: Pick<ControlPlaneClient, 'heartbeat'>;
-  outbox: Outbox;
-  journal: JobJournal;
-  humans: HumanGate;
-  verify: (envelope: string) => Promise<AidcEnvelopeClaims>;
-  printer: PrinterDriver;
-  printerConfig: PrinterConfig;
-  scanner: Scanner | null;
-  jobs: AgentConfig['jobs'];
-  /** Wait between two status checks of a printer that is not ready. */
-  notReadyRetryMs: number;
-  log: Logger;
-  now: () => number;
-  onStep: (event: JobStepEvent) => void;
-  onPrinterStatus: (status: PrinterStatus | null, jobRef: string | undefined, offline?: boolean) => void;
-}
-
-/** What a run starts from: a claim, or a heartbeat's fresh envelope for an attempt being resumed. */
-export type RunStart = Pick<Claimed, 'attemptId' | 'envelope' | 'leaseExpiresAt'> & {
-  job: Pick<Claimed['job'], 'jobRef'>;
-};
-
-/** An attempt left unfinished by an earlier run of the agent, with what start-up found on its printer. */
-export interface Resume {
-  entry: JournalEntry;
-  /**
-   * Formats were still held in the printer at start-up and were cleared: a label sent before did not come
-   * out, so it may be sent again. False when the printer held none, or could not tell (one-way, offline).
-   */
-  heldCleared: boolean;
-}
-
-/** Evidence of an attempt already reported (queued in the outbox), by kind. */
-interface Reported {
-  render_manifest?: RenderManifest;
-  /** Written ahead of the first byte to the printer: the receipt the send will give (see `send`). */
-  sending?: SpoolReceipt;
-  spool_receipt?: SpoolReceipt;
-  attestation?: Attestation;
-  scan_result?: ScanResult;
-  evidence_bundle?: { jws: string };
-}
+export type { JobStepEvent, JobTimings, PipelineDeps, RunStart } from './run-context.js';
+export { sentBefore, type Resume } from './resume.js';
 
 export class JobRun {
   readonly jobRef: string;
@@ -122,6 +54,8 @@ export class JobRun {
   private humanMs = 0;
   /** Set once SEALED is queued: from then on the outbox finishes the job, whatever happens here. */
   private sealedRow: number | null = null;
+  /** What the steps in their own modules see of this run; made once its lease keeper runs. */
+  private ctx!: RunContext;
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -193,7 +127,8 @@ export class JobRun {
   }
 
   /** Queues a result and notes its evidence in the journal, in one transaction (what a resume reads). */
-  private report(status: ResultState, kind: string, value: unknown): number {
+  private report<S extends ResultState>(status: S, value: EvidenceOf<S>): number {
+    const kind = EVIDENCE_KIND[status];
     return this.deps.journal.atomically(() => {
       const row = this.deps.outbox.enqueue({
         jobRef: this.jobRef,
@@ -241,7 +176,7 @@ export class JobRun {
         jobRef: this.jobRef,
         attemptId: this.attemptId,
         status: 'FAILED',
-        evidence: { failure: f },
+        evidence: { [EVIDENCE_KIND.FAILED]: f },
       });
       return 'failed';
     }
@@ -261,6 +196,19 @@ export class JobRun {
     });
     this.lease = lease;
     lease.start();
+    this.ctx = {
+      deps: this.deps,
+      jobRef: this.jobRef,
+      attemptId: this.attemptId,
+      signal: this.signal,
+      log: this.log,
+      lease,
+      step: () => this.currentStep,
+      setStep: (step, detail) => this.setStep(step, detail),
+      timed: (kind, fn) => this.timed(kind, fn),
+      checkAbort: () => this.checkAbort(),
+      labelMayBeOut: () => void (this.labelMayBeOut = true),
+    };
     const offRejected = this.deps.outbox.events.on('rejected', (row) => {
       if (row.attempt_id === this.attemptId && row.status !== 'FAILED')
         this.abort.abort(
@@ -297,7 +245,7 @@ export class JobRun {
     const rendered = await this.render(claims, done.render_manifest);
     const renderedRow = done.render_manifest
       ? null
-      : this.report('RENDERED', 'render_manifest', rendered.manifest);
+      : this.report('RENDERED', rendered.manifest as RenderManifest);
     this.setStep('rendered');
 
     // Sent before a restart: the label may be out whether or not SPOOL_SUBMITTED was reported.
@@ -305,20 +253,30 @@ export class JobRun {
     if (before) this.labelMayBeOut = true;
     let spool = done.spool_receipt;
     if (!spool) {
-      spool = done.sending ?? (await this.send(rendered, renderedRow, this.jobRef));
-      this.report('SPOOL_SUBMITTED', 'spool_receipt', spool);
+      spool =
+        done.sending ??
+        (await sendLabel(
+          this.ctx,
+          rendered,
+          this.jobRef,
+          renderedRow === null ? null : this.delivered(renderedRow),
+        ));
+      this.report('SPOOL_SUBMITTED', spool);
       this.setStep('printing');
     }
     let attestation = done.attestation;
     if (!attestation) {
-      attestation = await this.attest(rendered, claims, before);
-      this.report('PRINTED_ATTESTED', 'attestation', attestation);
+      attestation = await attestPrint(this.ctx, rendered, claims, {
+        sentBefore: before,
+        heldCleared: this.resume?.heldCleared ?? false,
+      });
+      this.report('PRINTED_ATTESTED', attestation);
       this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
     }
     let scan = done.scan_result;
     if (!scan) {
-      scan = await this.scan(claims, rendered);
-      this.report('SCAN_VERIFIED', 'scan_result', scan);
+      scan = await scanLabel(this.ctx, claims, rendered);
+      this.report('SCAN_VERIFIED', scan);
     }
     this.setStep('scanned');
 
@@ -337,7 +295,7 @@ export class JobRun {
       },
       d.key,
     );
-    this.sealedRow = this.report('SEALED', 'evidence_bundle', { jws });
+    this.sealedRow = this.report('SEALED', { jws });
     await this.delivered(this.sealedRow); // heartbeats go on until the control plane has it
     this.setStep('sealed');
     return 'sealed';
@@ -358,257 +316,6 @@ export class JobRun {
       );
     d.journal.setPreview(this.attemptId, rendered.preview);
     return reported ? { ...rendered, manifest: reported } : rendered;
-  }
-
-  /**
-   * Sends the label once the printer is ready, the control plane has the manifest (`renderedRow`) and the
-   * lease is confirmed (the check that keeps a stale attempt from printing).
-   */
-  private async send(
-    rendered: RenderedLabel,
-    renderedRow: number | null,
-    reference: string,
-  ): Promise<SpoolReceipt> {
-    const d = this.deps;
-    await Promise.all([this.waitReady(), renderedRow === null ? null : this.delivered(renderedRow)]);
-    await this.lease!.openSendGate(d.jobs.minLeaseForSendMs);
-    this.checkAbort();
-    // Written ahead of the first byte: a restart after this point knows the label may be out.
-    const intended: SpoolReceipt = {
-      printer: d.printerConfig.name,
-      transport: d.printer.transport.kind,
-      bytes: rendered.payload.length,
-      payloadSha256: sha256Hex(rendered.payload),
-      reference: reference.slice(0, 500),
-      submittedAt: new Date(d.now()).toISOString(),
-    };
-    d.journal.addEvidence(this.attemptId, 'sending', intended);
-    this.labelMayBeOut = true;
-    try {
-      const receipt = await this.timed('device', () => d.printer.send(rendered.payload, reference));
-      return { ...intended, bytes: receipt.bytes, reference: receipt.reference.slice(0, 500) };
-    } catch (err) {
-      // Some bytes may have reached the printer: only its buffer can tell whether a label can still come out.
-      if (!inDoubt(err) || (await this.provablyNotOut(err))) throw err;
-      this.log.warn({ err: toAgentError(err).toJSON() }, 'the send failed part-way; the label may be out');
-      return intended;
-    }
-  }
-
-  /**
-   * The device's attestation when it has evidence of the print, else a supervisor's. Resumed with the label
-   * sent before the restart (`sentBefore`): if the printer held it (cleared at start-up), it never came out
-   * and is sent again; otherwise it may have come out while the agent was down, so only a person can say,
-   * and nothing is sent unasked.
-   */
-  private async attest(
-    rendered: RenderedLabel,
-    claims: AidcEnvelopeClaims,
-    sentBefore: boolean,
-  ): Promise<Attestation> {
-    const d = this.deps;
-    if (sentBefore && !this.resume?.heldCleared)
-      return this.awaitSupervisor(rendered, 'the agent restarted after sending this label');
-    if (sentBefore) {
-      d.journal.addEvidence(this.attemptId, 'resent_after_restart', true);
-      await this.send(rendered, null, `${this.jobRef}-resent`);
-      this.setStep('printing', 'sent again: the printer held it when the agent stopped');
-    }
-    let completion: Completion;
-    try {
-      completion = await this.awaitPrinted(rendered, claims);
-    } catch (err) {
-      if (!inDoubt(err) || (await this.provablyNotOut(err))) throw err;
-      const e = toAgentError(err);
-      this.log.warn({ err: e.toJSON() }, 'the label may be out; a supervisor decides');
-      return this.awaitSupervisor(
-        rendered,
-        `the printer link failed after the label was sent (${e.message})`,
-      );
-    }
-    return (
-      deviceAttestation(d.deviceId, completion, d.printerConfig.attestation, new Date(d.now())) ??
-      (await this.awaitSupervisor(rendered))
-    );
-  }
-
-  /** The id of a result of this attempt still waiting in the outbox, if any. */
-  /** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
-  private async waitReady(): Promise<void> {
-    const d = this.deps;
-    const deadline = d.now() + d.printerConfig.readyTimeoutMs;
-    for (;;) {
-      let status: PrinterStatus | null;
-      let offline = false;
-      try {
-        status = await this.timed('device', () => d.printer.status());
-      } catch (err) {
-        if (
-          !isAgentError(err, 'PRINTER_NO_ANSWER') &&
-          !isAgentError(err, 'TRANSPORT_ERROR') &&
-          !isAgentError(err, 'TRANSPORT_CLOSED')
-        )
-          throw err;
-        status = null;
-        offline = true;
-      }
-      d.onPrinterStatus(status, this.jobRef, offline);
-      if (!offline && (status === null || status.ready)) return;
-      const why = offline ? 'printer does not answer' : status!.errors.join(', ');
-      if (this.currentStep !== 'waiting_printer') this.setStep('waiting_printer', why);
-      if (d.now() >= deadline)
-        throw offline
-          ? new AgentError('PRINTER_NO_ANSWER', `${d.printerConfig.name}: no answer`)
-          : new AgentError('PRINTER_NOT_READY', `${d.printerConfig.name} is not ready: ${why}`, {
-              details: { errors: status!.errors },
-            });
-      await sleep(d.notReadyRetryMs, this.signal);
-    }
-  }
-
-  private async awaitPrinted(rendered: RenderedLabel, claims: AidcEnvelopeClaims): Promise<Completion> {
-    const d = this.deps;
-    try {
-      return await this.timed('device', () =>
-        d.printer.awaitCompletion({
-          expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
-          timeoutMs: d.printerConfig.printTimeoutMs,
-          signal: this.signal,
-          onStatus: (s) => d.onPrinterStatus(s, this.jobRef),
-        }),
-      );
-    } catch (err) {
-      // Whatever stays in the printer's buffer now belongs to a failed attempt: it must never print later.
-      // (A lost line is the caller's: it asks the printer what it holds once it answers again.)
-      if (!inDoubt(err))
-        await d.printer
-          .cancelHeld()
-          .catch((e: unknown) => this.log.warn({ err: String(e) }, 'could not cancel held formats'));
-      throw err;
-    }
-  }
-
-  /**
-   * After the label was sent and the printer link failed (`err`): asks the printer, for up to its ready
-   * timeout, what it holds. Formats still held are cancelled, and then the label provably did not come out
-   * (true: the job may fail and be printed again). Nothing held, or no answer: it may be out (false).
-   */
-  private async provablyNotOut(err: unknown): Promise<boolean> {
-    const d = this.deps;
-    if (!inDoubt(err) || !d.printer.twoWay) return false;
-    const deadline = d.now() + d.printerConfig.readyTimeoutMs;
-    this.setStep('waiting_printer', 'asking the printer whether the label came out');
-    for (;;) {
-      this.checkAbort();
-      const status = await d.printer.status().catch(() => null);
-      if (status) {
-        if (status.formatsInBuffer === 0) return false;
-        await d.printer.cancelHeld();
-        this.log.info({ held: status.formatsInBuffer }, 'the label was still held in the printer; cancelled');
-        return true;
-      }
-      if (d.now() >= deadline) return false;
-      await sleep(d.notReadyRetryMs, this.signal);
-    }
-  }
-
-  /**
-   * Waits for a supervisor: an attestation of the label that came out, or a re-print of the same bytes
-   * (they saw none, or voided it). The label may be out, so nothing here ends the attempt on the system's
-   * say: an unanswered wait is asked again, and a re-print the printer cannot take yet waits for the
-   * supervisor again. Only the supervisor's own fail (the console) or the agent stopping ends it.
-   */
-  private async awaitSupervisor(rendered: RenderedLabel, why?: string): Promise<Attestation> {
-    const d = this.deps;
-    let reprints = 0;
-    for (;;) {
-      this.setStep('awaiting_attestation', why);
-      let answer: AttestationAnswer;
-      try {
-        answer = await this.timed('human', () =>
-          d.humans.waitAttestation(this.jobRef, d.jobs.humanTimeoutMs, this.signal),
-        );
-      } catch (err) {
-        if (this.signal.aborted) throw err;
-        this.log.warn({ err: toAgentError(err).message }, 'still waiting for a supervisor');
-        continue;
-      }
-      if (answer.kind === 'attest')
-        return humanAttestation(
-          answer.supervisor,
-          new Date(d.now()),
-          [why, reprints > 0 ? `${reprints} reprint(s) of the same label` : answer.note]
-            .filter(Boolean)
-            .join('; ') || undefined,
-        );
-      // The supervisor saw no usable label: the same bytes again, under the same checks as the first time.
-      try {
-        await this.waitReady();
-        await this.lease!.confirm(d.jobs.minLeaseForSendMs);
-        await this.timed('device', () =>
-          d.printer.send(rendered.payload, `${this.jobRef}-reprint-${++reprints}`),
-        );
-      } catch (err) {
-        if (this.signal.aborted || isLeaseLost(err)) throw err;
-        this.log.warn({ err: toAgentError(err).message }, 'could not re-print; back to the supervisor');
-        why = `the re-print did not reach the printer (${toAgentError(err).message})`;
-        continue;
-      }
-      d.journal.addEvidence(this.attemptId, 'reprints', reprints);
-      this.setStep('printing', `reprint ${reprints}`);
-    }
-  }
-
-  private async scan(claims: AidcEnvelopeClaims, rendered: RenderedLabel): Promise<ScanResult> {
-    const d = this.deps;
-    let read: ScanRead;
-    let scannerName: string;
-    const config = d.printerConfig.scanner;
-    if (!d.scanner || !config) {
-      this.setStep('awaiting_scan');
-      let manual: ManualScan | null = null;
-      while (!manual) {
-        // The label is out: an unanswered wait is asked again, never turned into a FAILED (and a re-print).
-        manual = await this.timed('human', () =>
-          d.humans.waitScan(this.jobRef, d.jobs.humanTimeoutMs, this.signal).catch((err: unknown) => {
-            if (this.signal.aborted) throw err;
-            this.log.warn('still waiting for a scan at the console');
-            return null;
-          }),
-        );
-      }
-      read = { symbol: manual.data, epc: manual.epc };
-      scannerName = 'console';
-    } else {
-      this.setStep('scanning');
-      scannerName = d.scanner.name;
-      const scanner = d.scanner;
-      const once = () =>
-        this.timed('device', () => scanner.scan({ timeoutMs: config.timeoutMs, signal: this.signal }));
-      read = await once();
-      for (let i = 0; read.symbol === null && i < config.retries; i++) read = await once();
-    }
-    if (read.symbol === null) throw jobFailure('scan_noread', 'the scanner decoded no QR on the label');
-    if (read.symbol !== claims.digital_link)
-      throw jobFailure(
-        'scan_mismatch',
-        `the label carries ${read.symbol.slice(0, 300)}, not the job Digital Link`,
-      );
-    const result: ScanResult = {
-      scanner: scannerName.slice(0, 64),
-      decodedLink: read.symbol,
-      linkMatches: true,
-      scannedAt: new Date(d.now()).toISOString(),
-    };
-    if (!rendered.rfid) return result;
-    if (read.epc) {
-      const epc = read.epc.toUpperCase();
-      if (epc !== claims.sgtin96_epc)
-        throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${claims.sgtin96_epc}`);
-      return { ...result, epcRead: epc, epcMatches: true };
-    }
-    if (read.epc === null && config?.readsRfid) throw jobFailure('scan_notag', 'no tag answered the scanner');
-    return result;
   }
 
   private async failed(err: unknown): Promise<JobStep> {
@@ -646,9 +353,9 @@ export class JobRun {
       jobRef: this.jobRef,
       attemptId: this.attemptId,
       status: 'FAILED',
-      evidence: { failure },
+      evidence: { [EVIDENCE_KIND.FAILED]: failure },
     }).id;
-    this.deps.journal.addEvidence(this.attemptId, 'failure', failure);
+    this.deps.journal.addEvidence(this.attemptId, EVIDENCE_KIND.FAILED, failure);
     this.setStep('failed', failure.reason);
     // Give the FAILED a moment to land so the job is re-claimable at once; the outbox keeps it regardless.
     const left = Math.max(1000, Math.min(15_000, (this.lease?.leaseExpiresAt ?? 0) - this.deps.now()));
@@ -657,42 +364,9 @@ export class JobRun {
   }
 }
 
-/** Evidence journalled before a restart says the label may be out (sent, or its send begun). */
-export function sentBefore(evidence: { spool_receipt?: unknown; sending?: unknown }): boolean {
-  return evidence.spool_receipt !== undefined || evidence.sending !== undefined;
-}
-
-/** A failure of the printer link, or its silence: the label sent may or may not have come out. */
-function inDoubt(err: unknown): boolean {
-  const e = toAgentError(err);
-  return (
-    e.code === 'TRANSPORT_CLOSED' ||
-    e.code === 'TRANSPORT_ERROR' ||
-    e.code === 'PRINTER_NO_ANSWER' ||
-    e.code === 'PRINT_TIMEOUT'
-  );
-}
-
 /** The agent stopping (not a person's fail): see `PrinterWorker.stop`. */
 function isStopping(e: AgentError): boolean {
   return e.code === 'JOB_ABORTED' && e.details?.reason === 'agent_stopped';
-}
-
-/** The claims a resumed attempt started with, if the fresh envelope is about the same label. */
-function sameLabel(before: AidcEnvelopeClaims, fresh: AidcEnvelopeClaims): AidcEnvelopeClaims {
-  const same =
-    before.job_ref === fresh.job_ref &&
-    before.attempt_id === fresh.attempt_id &&
-    before.gtin === fresh.gtin &&
-    before.serial === fresh.serial &&
-    before.digital_link === fresh.digital_link &&
-    before.sgtin96_epc === fresh.sgtin96_epc;
-  if (!same)
-    throw jobFailure(
-      'envelope_mismatch',
-      'the fresh envelope is about another label than the one journalled',
-    );
-  return before;
 }
 
 function refused(s: Settlement): AgentError {

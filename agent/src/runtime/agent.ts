@@ -39,7 +39,7 @@ import {
   type PrinterView,
   type Supervisor,
 } from '../jobs/index.js';
-import { agentStatus, jobDetail, type AgentStatusView } from './views.js';
+import { agentStatus, jobDetail, type AgentJobView, type AgentStatusView } from './views.js';
 
 export interface AgentOptions {
   /** The logger; one at `config.logLevel` on stderr by default. */
@@ -287,7 +287,7 @@ export class Agent implements ConsoleBackend {
     return agentStatus(this, this.parts);
   }
 
-  job(jobRef: string): unknown {
+  job(jobRef: string): AgentJobView | null {
     return jobDetail(jobRef, this.parts);
   }
 

@@ -1,4 +1,12 @@
-/** What `GET /api/status` and `GET /api/jobs/{ref}` show. */
+/** What `GET /api/status` and `GET /api/jobs/{ref}` show (the console page reads these types too). */
+import type {
+  Attestation,
+  Failure,
+  LabelTemplate,
+  RenderManifest,
+  ScanResult,
+  SpoolReceipt,
+} from '@dpp/shared';
 import type { Identity } from '../identity/index.js';
 import type { HumanGate, JobJournal, PrinterView, PrinterWorker } from '../jobs/index.js';
 import type { MqttLink, MqttState } from '../mqtt/index.js';
@@ -89,7 +97,54 @@ export function agentStatus(agent: { startedAt: string }, p: Parts): AgentStatus
   };
 }
 
-export function jobDetail(jobRef: string, p: Parts): unknown {
+/** The evidence an attempt gathered on this device, by kind, as the journal keeps it. */
+export interface AttemptEvidenceView {
+  render_manifest?: RenderManifest;
+  spool_receipt?: SpoolReceipt;
+  attestation?: Attestation;
+  scan_result?: ScanResult;
+  evidence_bundle?: { jws: string };
+  failure?: Failure;
+  /** How many times the same label was sent again on a supervisor's say. */
+  reprints?: number;
+}
+
+export interface AgentJobView {
+  jobRef: string;
+  waitingFor: 'attestation' | 'scan' | null;
+  previewUrl: string;
+  /** Newest first. */
+  attempts: Array<{
+    attemptId: string;
+    printer: string;
+    step: string;
+    gtin: string;
+    serial: string;
+    digitalLink: string;
+    sgtin96Epc: string;
+    envelopeJti: string;
+    labelTemplate: LabelTemplate;
+    evidence: AttemptEvidenceView;
+    error: { code: string; message: string; reason?: string } | null;
+    claimedAt: string;
+    updatedAt: string;
+    finishedAt: string | null;
+  }>;
+  /** The results this device queued for the control plane, and how their delivery went. */
+  results: Array<{
+    attemptId: string;
+    status: string;
+    delivery: string;
+    tries: number;
+    httpStatus: number | null;
+    error: string | null;
+    message: string | null;
+    queuedAt: string;
+    settledAt: string | null;
+  }>;
+}
+
+export function jobDetail(jobRef: string, p: Parts): AgentJobView | null {
   const attempts = p.journal.attempts(jobRef);
   if (attempts.length === 0) return null;
   return {
@@ -106,7 +161,7 @@ export function jobDetail(jobRef: string, p: Parts): unknown {
       sgtin96Epc: a.sgtin96Epc,
       envelopeJti: a.envelopeJti,
       labelTemplate: a.claims.label_template,
-      evidence: a.evidence,
+      evidence: a.evidence as AttemptEvidenceView,
       error: a.error,
       claimedAt: a.claimedAt,
       updatedAt: a.updatedAt,

@@ -1,0 +1,105 @@
+/**
+ * The run's talk with its printer beyond sending: wait until it is ready, wait for the label to be printed
+ * (and its tag read back), and, when the link failed after a send, ask it whether the label came out.
+ */
+import type { AidcEnvelopeClaims, PrinterStatus } from '@dpp/shared';
+import { AgentError, isAgentError, toAgentError } from '../errors.js';
+import type { Completion } from '../printers/index.js';
+import type { RenderedLabel } from '../render/index.js';
+import { sleep } from '../util/time.js';
+import type { RunContext } from './run-context.js';
+
+/** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
+export async function waitReady(run: RunContext): Promise<void> {
+  const d = run.deps;
+  const deadline = d.now() + d.printerConfig.readyTimeoutMs;
+  for (;;) {
+    let status: PrinterStatus | null;
+    let offline = false;
+    try {
+      status = await run.timed('device', () => d.printer.status());
+    } catch (err) {
+      if (
+        !isAgentError(err, 'PRINTER_NO_ANSWER') &&
+        !isAgentError(err, 'TRANSPORT_ERROR') &&
+        !isAgentError(err, 'TRANSPORT_CLOSED')
+      )
+        throw err;
+      status = null;
+      offline = true;
+    }
+    d.onPrinterStatus(status, run.jobRef, offline);
+    if (!offline && (status === null || status.ready)) return;
+    const why = offline ? 'printer does not answer' : status!.errors.join(', ');
+    if (run.step() !== 'waiting_printer') run.setStep('waiting_printer', why);
+    if (d.now() >= deadline)
+      throw offline
+        ? new AgentError('PRINTER_NO_ANSWER', `${d.printerConfig.name}: no answer`)
+        : new AgentError('PRINTER_NOT_READY', `${d.printerConfig.name} is not ready: ${why}`, {
+            details: { errors: status!.errors },
+          });
+    await sleep(d.notReadyRetryMs, run.signal);
+  }
+}
+
+/** Waits for the printer's evidence that the label came out (and, on RFID, the tag it read back). */
+export async function awaitPrinted(
+  run: RunContext,
+  rendered: RenderedLabel,
+  claims: AidcEnvelopeClaims,
+): Promise<Completion> {
+  const d = run.deps;
+  try {
+    return await run.timed('device', () =>
+      d.printer.awaitCompletion({
+        expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
+        timeoutMs: d.printerConfig.printTimeoutMs,
+        signal: run.signal,
+        onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
+      }),
+    );
+  } catch (err) {
+    // Whatever stays in the printer's buffer now belongs to a failed attempt: it must never print later.
+    // (A lost line is the caller's: it asks the printer what it holds once it answers again.)
+    if (!inDoubt(err))
+      await d.printer
+        .cancelHeld()
+        .catch((e: unknown) => run.log.warn({ err: String(e) }, 'could not cancel held formats'));
+    throw err;
+  }
+}
+
+/**
+ * After the label was sent and the printer link failed (`err`): asks the printer, for up to its ready
+ * timeout, what it holds. Formats still held are cancelled, and then the label provably did not come out
+ * (true: the job may fail and be printed again). Nothing held, or no answer: it may be out (false).
+ */
+export async function provablyNotOut(run: RunContext, err: unknown): Promise<boolean> {
+  const d = run.deps;
+  if (!inDoubt(err) || !d.printer.twoWay) return false;
+  const deadline = d.now() + d.printerConfig.readyTimeoutMs;
+  run.setStep('waiting_printer', 'asking the printer whether the label came out');
+  for (;;) {
+    run.checkAbort();
+    const status = await d.printer.status().catch(() => null);
+    if (status) {
+      if (status.formatsInBuffer === 0) return false;
+      await d.printer.cancelHeld();
+      run.log.info({ held: status.formatsInBuffer }, 'the label was still held in the printer; cancelled');
+      return true;
+    }
+    if (d.now() >= deadline) return false;
+    await sleep(d.notReadyRetryMs, run.signal);
+  }
+}
+
+/** A failure of the printer link, or its silence: the label sent may or may not have come out. */
+export function inDoubt(err: unknown): boolean {
+  const e = toAgentError(err);
+  return (
+    e.code === 'TRANSPORT_CLOSED' ||
+    e.code === 'TRANSPORT_ERROR' ||
+    e.code === 'PRINTER_NO_ANSWER' ||
+    e.code === 'PRINT_TIMEOUT'
+  );
+}

@@ -1,0 +1,85 @@
+/**
+ * The scan: the printed label read back by the printer's scanner (with its retries), or at the console by a
+ * person when the printer has none, and compared with the job: the Digital Link, and the EPC on RFID.
+ */
+import type { AidcEnvelopeClaims, ScanResult } from '@dpp/shared';
+import type { PrinterConfig } from '../config/index.js';
+import type { RenderedLabel } from '../render/index.js';
+import type { ScanRead } from '../scanners/index.js';
+import { jobFailure } from './failures.js';
+import type { ManualScan } from './human-gate.js';
+import type { RunContext } from './run-context.js';
+
+export async function scanLabel(
+  run: RunContext,
+  claims: AidcEnvelopeClaims,
+  rendered: RenderedLabel,
+): Promise<ScanResult> {
+  const d = run.deps;
+  const config = d.printerConfig.scanner;
+  const { read, scanner } = d.scanner && config ? await scannerRead(run) : await consoleRead(run);
+  return checkScan(read, { scanner, claims, rfid: rendered.rfid, config, at: new Date(d.now()) });
+}
+
+async function scannerRead(run: RunContext): Promise<{ read: ScanRead; scanner: string }> {
+  const scanner = run.deps.scanner!;
+  const config = run.deps.printerConfig.scanner!;
+  run.setStep('scanning');
+  const once = () =>
+    run.timed('device', () => scanner.scan({ timeoutMs: config.timeoutMs, signal: run.signal }));
+  let read = await once();
+  for (let i = 0; read.symbol === null && i < config.retries; i++) read = await once();
+  return { read, scanner: scanner.name };
+}
+
+async function consoleRead(run: RunContext): Promise<{ read: ScanRead; scanner: string }> {
+  const d = run.deps;
+  run.setStep('awaiting_scan');
+  let manual: ManualScan | null = null;
+  while (!manual) {
+    // The label is out: an unanswered wait is asked again, never turned into a FAILED (and a re-print).
+    manual = await run.timed('human', () =>
+      d.humans.waitScan(run.jobRef, d.jobs.humanTimeoutMs, run.signal).catch((err: unknown) => {
+        if (run.signal.aborted) throw err;
+        run.log.warn('still waiting for a scan at the console');
+        return null;
+      }),
+    );
+  }
+  return { read: { symbol: manual.data, epc: manual.epc }, scanner: 'console' };
+}
+
+/** The scan result of a read, or the failure that says how the label differs from the job. */
+export function checkScan(
+  read: ScanRead,
+  o: {
+    scanner: string;
+    claims: AidcEnvelopeClaims;
+    rfid: boolean;
+    config: PrinterConfig['scanner'];
+    at: Date;
+  },
+): ScanResult {
+  const { claims } = o;
+  if (read.symbol === null) throw jobFailure('scan_noread', 'the scanner decoded no QR on the label');
+  if (read.symbol !== claims.digital_link)
+    throw jobFailure(
+      'scan_mismatch',
+      `the label carries ${read.symbol.slice(0, 300)}, not the job Digital Link`,
+    );
+  const result: ScanResult = {
+    scanner: o.scanner.slice(0, 64),
+    decodedLink: read.symbol,
+    linkMatches: true,
+    scannedAt: o.at.toISOString(),
+  };
+  if (!o.rfid) return result;
+  if (read.epc) {
+    const epc = read.epc.toUpperCase();
+    if (epc !== claims.sgtin96_epc)
+      throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${claims.sgtin96_epc}`);
+    return { ...result, epcRead: epc, epcMatches: true };
+  }
+  if (read.epc === null && o.config?.readsRfid) throw jobFailure('scan_notag', 'no tag answered the scanner');
+  return result;
+}
