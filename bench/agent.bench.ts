@@ -1,6 +1,7 @@
 import { startTestControlPlane } from '@dpp/testkit';
 import type { JobStepEvent } from '@dpp/agent';
-import { benchFloor, printableProduct, queueJobs } from './lib/print-floor.js';
+import { printableProduct } from '@dpp/control-plane';
+import { benchFloor, queueJobs } from './lib/print-floor.js';
 import type { BenchRow } from './lib/table.js';
 
 const LABELS = 60;
@@ -38,7 +39,7 @@ export async function run(): Promise<BenchRow[]> {
   const key = t.tenants.a.admin;
   const floor = await benchFloor(t, key, BAUD);
   try {
-    const product = await printableProduct(t, key, WARM_UP + LABELS);
+    const product = await printableProduct(t.call, key, WARM_UP + LABELS);
     const sealed: JobStepEvent[] = [];
     floor.agent.events.on('job', (e) => {
       if (e.step === 'sealed') sealed.push(e);

@@ -3,6 +3,7 @@ import { computeGs1CheckDigit, encodeSgtin96 } from '@dpp/shared';
 import tds from 'epc-tds';
 import { startControlPlaneProcess, type ControlPlaneProcess } from './lib/child-process.js';
 import type { BenchRow } from './lib/table.js';
+import { demoProductBody } from '@dpp/control-plane';
 
 const BATCH = 10_000;
 const EXPORT_ROWS = 1_000_000;
@@ -42,19 +43,12 @@ function gtinOf(item: number, prefix = '0950600'): string {
 }
 
 async function createProduct(cp: ControlPlaneProcess): Promise<string> {
-  const product = (await api(cp, 'POST', '/api/v2/products', {
+  const body = demoProductBody({
     name: 'Bench phone',
     description: 'A product whose serials the benchmark allocates',
-    category: 'electronics',
     gtin: gtinOf(Math.floor(Math.random() * 99_999)),
-    serialNumber: '1',
-    extensions: {
-      energyEfficiencyClass: 'A',
-      annualEnergyConsumptionKwh: 12,
-      repairabilityScore: 7,
-      weeeCategory: 'small_it_telecom',
-    },
-  })) as { id: string };
+  });
+  const product = (await api(cp, 'POST', '/api/v2/products', body)) as { id: string };
   return product.id;
 }
 

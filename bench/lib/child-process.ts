@@ -28,7 +28,12 @@ export async function startControlPlaneProcess(
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'control-plane-process.ts');
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', script, dialect], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, LOG_LEVEL: 'silent' },
+    // The load comes from one address: the per-IP budgets would measure themselves, not the server.
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'silent',
+      IP_RATE_LIMITS: 'public=1000000000/60,credentials=1000000000/60,failures=1000000000/60',
+    },
   });
   const first = await new Promise<string>((resolve, reject) => {
     let buf = '';

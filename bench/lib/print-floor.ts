@@ -1,20 +1,11 @@
 /**
- * The print loop for benchmarks, over HTTP like an integrator: a product made printable (passport,
- * validation, publish-dpp), serials allocated, jobs queued; a device enrolled with the agent running in
+ * The print loop for benchmarks, over HTTP like an integrator (the product made printable by the demo's
+ * `printableProduct`): jobs queued; a device enrolled with the agent running in
  * this process on simulated printers and scanners.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  computeGs1CheckDigit,
-  createProof,
-  didKeyFromPublicKey,
-  ed25519PrivateKeyFromSeed,
-  ed25519RawPublicKey,
-  verificationMethodId,
-} from '@dpp/shared';
 import type { CallResult, TestControlPlane } from '@dpp/testkit';
 import { enroll, parseAgentConfig, silentLogger, startAgent, type Agent } from '@dpp/agent';
 import { startPrinter, startScanner, type PrinterHandle, type ScannerHandle } from '@dpp/firmware-sim';
@@ -22,90 +13,6 @@ import { startPrinter, startScanner, type PrinterHandle, type ScannerHandle } fr
 function ok(r: CallResult, status: number, what: string): CallResult {
   if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text}`);
   return r;
-}
-
-export async function printableProduct(
-  t: TestControlPlane,
-  key: string,
-  count: number,
-): Promise<{ productId: string; gtin: string; serials: string[] }> {
-  const body = `10950601${String(Math.floor(Math.random() * 100_000)).padStart(5, '0')}`;
-  const created = ok(
-    await t.call('POST', '/api/v2/products', {
-      key,
-      body: {
-        name: 'Bench Phone',
-        description: 'A product whose labels measure the device agent',
-        category: 'electronics',
-        gtin: body + String(computeGs1CheckDigit(body)),
-        serialNumber: '1',
-        extensions: {
-          energyEfficiencyClass: 'A',
-          annualEnergyConsumptionKwh: 12,
-          repairabilityScore: 7,
-          weeeCategory: 'small_it_telecom',
-        },
-      },
-    }),
-    201,
-    'product',
-  );
-  const productId = created.body.id as string;
-  for (const stage of ['validated', 'ready_for_dpp'])
-    ok(
-      await t.call('POST', `/api/v2/products/${productId}/lifecycle/transition`, { key, body: { stage } }),
-      200,
-      stage,
-    );
-  ok(
-    await t.call('POST', '/api/v2/dpp/generate', {
-      key,
-      body: { productId },
-      headers: { Prefer: 'wait=20' },
-    }),
-    200,
-    'generate',
-  );
-  ok(
-    await t.call('POST', `/api/v2/dpp/${productId}/publish`, {
-      key,
-      body: { amendmentReason: 'Publication for the benchmark' },
-    }),
-    201,
-    'publish',
-  );
-  ok(
-    await t.call('POST', `/api/v2/products/${productId}/publish-dpp`, {
-      key,
-      body: {},
-      headers: { 'Idempotency-Key': randomUUID() },
-    }),
-    201,
-    'publish-dpp',
-  );
-  const seed = new Uint8Array(32).map(() => Math.floor(Math.random() * 256));
-  const did = didKeyFromPublicKey(ed25519RawPublicKey(ed25519PrivateKeyFromSeed(seed)));
-  const vc = createProof(
-    {
-      '@context': ['https://www.w3.org/ns/credentials/v2'],
-      type: ['VerifiableCredential'],
-      issuer: did,
-      validFrom: '2026-01-01T00:00:00Z',
-      credentialSubject: { id: `urn:dpp:product:${productId}` },
-    },
-    { privateKey: seed, verificationMethod: verificationMethodId(did) },
-  );
-  ok(
-    await t.call('POST', `/api/v2/passports/${productId}/validations`, { key, body: { vc } }),
-    201,
-    'validation',
-  );
-  const batch = ok(
-    await t.call('POST', '/api/v2/carriers/batch', { key, body: { productId, count } }),
-    201,
-    'carriers',
-  );
-  return { productId, gtin: batch.body.gtin as string, serials: batch.body.serials as string[] };
 }
 
 export async function queueJobs(

@@ -1,6 +1,7 @@
 /** Test helpers of the carriers suites: products through the API, batches, CSV parsing, events. */
 import { computeGs1CheckDigit } from '@dpp/shared';
 import { expect } from 'vitest';
+import { demoProductBody } from '@dpp/control-plane';
 import type { TestControlPlane } from './index.js';
 
 let nextItem = Math.floor(Math.random() * 90_000);
@@ -20,20 +21,12 @@ export async function createProduct(
 ): Promise<{ id: string; gtin: string }> {
   const res = await t.call('POST', '/api/v2/products', {
     key,
-    body: {
+    body: demoProductBody({
       name: 'Phone X',
       description: 'A repairable smartphone for the print loop tests',
-      category: 'electronics',
       gtin: freshGtin(),
-      serialNumber: '1',
-      extensions: {
-        energyEfficiencyClass: 'A',
-        annualEnergyConsumptionKwh: 12,
-        repairabilityScore: 7,
-        weeeCategory: 'small_it_telecom',
-      },
       ...overrides,
-    },
+    }),
   });
   expect(res.status, res.text).toBe(201);
   return { id: res.body.id as string, gtin: res.body.gtin as string };

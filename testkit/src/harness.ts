@@ -139,6 +139,8 @@ export async function startTestControlPlane(
     DATA_DIR: dir,
     DPP_SEED_FILE: seedFile,
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    // Every test calls from 127.0.0.1: the per-IP budgets stay out of the way unless a test sets its own.
+    IP_RATE_LIMITS: 'public=1000000/60,credentials=1000000/60,failures=1000000/60',
     ...(dialect === 'postgres' ? { DATABASE_URL: pgUrl! } : {}),
     ...options.env,
   });

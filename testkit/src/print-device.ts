@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CompactSign } from 'jose';
-import { EVIDENCE_BUNDLE_TYPE, canonicalJson } from '@dpp/shared';
+import { EVIDENCE_BUNDLE_TYPE, EVIDENCE_KIND, HAPPY_PATH, canonicalJson } from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
 import type { ApiCaller, CallResult } from '@dpp/control-plane';
 
@@ -39,7 +39,7 @@ export class HttpPrintDevice {
     if (r.status === 204) return null;
     if (r.status !== 200) throw new Error(`claim: ${r.status} ${r.text}`);
     const d = r.body.data;
-    return { jobRef: d.job.jobRef, attemptId: d.attemptId, envelope: d.envelope, job: d.job };
+    return { jobRef: d.job.jobRef, attemptId: d.attempt_id, envelope: d.envelope, job: d.job };
   }
 
   result(
@@ -127,13 +127,11 @@ export class HttpPrintDevice {
     options: { from?: string; e?: ReturnType<HttpPrintDevice['evidence']> } = {},
   ): Promise<void> {
     const e = options.e ?? this.evidence(c);
-    const all: [string, Record<string, unknown>][] = [
-      ['RENDERED', { render_manifest: e.render_manifest }],
-      ['SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt }],
-      ['PRINTED_ATTESTED', { attestation: e.attestation }],
-      ['SCAN_VERIFIED', { scan_result: e.scan_result }],
-      ['SEALED', { evidence_bundle: { jws: await this.bundle(c, e) } }],
-    ];
+    const artifacts: Record<string, unknown> = { ...e, evidence_bundle: { jws: await this.bundle(c, e) } };
+    const all = HAPPY_PATH.map((s): [string, Record<string, unknown>] => [
+      s,
+      { [EVIDENCE_KIND[s]]: artifacts[EVIDENCE_KIND[s]] },
+    ]);
     const steps = options.from ? all.slice(all.findIndex(([s]) => s === options.from)) : all;
     for (const [status, evidence] of steps) {
       const r = await this.result(c, status, evidence);

@@ -41,3 +41,4 @@ export async function eventually<T>(
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+export * from './webhook-receiver.js';

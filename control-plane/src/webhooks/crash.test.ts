@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { outboxBacklog } from '../outbox/index.js';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { FAST_TUNING, emitEvent, eventually } from '@dpp/testkit/webhooks';
-import { type TestReceiver, startReceiver } from './test-receiver.js';
+import { type TestReceiver, startReceiver } from '@dpp/testkit/webhooks';
 
 /**
  * A control plane stopped after an event's transaction committed and before its delivery loses

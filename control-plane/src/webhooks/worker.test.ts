@@ -10,7 +10,7 @@ import { openTestStore, testDialects } from '@dpp/testkit';
 import { claimDueDeliveries } from './claim.js';
 import { WebhookEndpoints } from './endpoints.js';
 import { webhookFanOut } from './fan-out.js';
-import { type TestReceiver, startReceiver } from './test-receiver.js';
+import { type TestReceiver, startReceiver } from '@dpp/testkit/webhooks';
 import { WebhookUrlPolicy } from './url-policy.js';
 import { type DeliveryTuning, DeliveryWorker } from './worker.js';
 

@@ -1,6 +1,6 @@
 /**
  * Test support: a real webhook receiver on 127.0.0.1 (node:http on port 0) that records every request
- * with its raw body and answers as the test says. Not used by production code.
+ * with its raw body and answers as the test says.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
