@@ -130,9 +130,6 @@ function checkPlacement(raw: unknown, ctx: Ctx): void {
   }
   const payload = raw.payload;
   if (!isRecord(payload)) return;
-  const name =
-    typeof raw.type === 'string' && raw.type.startsWith('PASSPORT.') ? raw.type.slice(9) : undefined;
-  const fields = name && name in COMMAND_PAYLOADS ? COMMAND_PAYLOADS[name as CommandName] : undefined;
   for (const key of Object.keys(payload)) {
     if ((ENVELOPE_FIELDS as readonly string[]).includes(key)) {
       ctx.addIssue({
@@ -140,21 +137,25 @@ function checkPlacement(raw: unknown, ctx: Ctx): void {
         path: ['payload', key],
         message: `belongs at the top level of the envelope (${key}), not in the payload`,
       });
-    } else if (fields && !(key in fields)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['payload', key],
-        message: `is not a field of ${String(raw.type)} (payload fields: ${Object.keys(fields).join(', ')})`,
-      });
     }
   }
 }
 
-/** Command-specific payload fields, once the envelope's shape holds. */
-function checkPayload(env: CommandEnvelope, ctx: Ctx): void {
-  const fields =
-    typeof env.type === 'string' ? COMMAND_PAYLOADS[env.type.slice(9) as CommandName] : undefined;
-  if (!fields || !isRecord(env.payload)) return;
+/** The payload fields of the envelope's command, all of them or only `passportId`. */
+function checkPayload(env: CommandEnvelope, ctx: Ctx, only?: 'passportId'): void {
+  const all = typeof env.type === 'string' ? COMMAND_PAYLOADS[env.type.slice(9) as CommandName] : undefined;
+  if (!all || !isRecord(env.payload)) return;
+  const fields = only ? { [only]: all[only]! } : all;
+  if (!only) {
+    for (const key of Object.keys(env.payload)) {
+      if (key in all || (ENVELOPE_FIELDS as readonly string[]).includes(key)) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: ['payload', key],
+        message: `is not a field of ${env.type} (payload fields: ${Object.keys(all).join(', ')})`,
+      });
+    }
+  }
   for (const [name, field] of Object.entries(fields)) {
     const value = env.payload[name];
     if (value === undefined) {
@@ -175,8 +176,19 @@ function checkPayload(env: CommandEnvelope, ctx: Ctx): void {
   }
 }
 
-/** The body schema of POST /passports/commands. */
-export const CommandEnvelopeSchema = z.preprocess((raw, ctx) => {
-  checkPlacement(raw, ctx);
-  return raw;
-}, EnvelopeShape.superRefine(checkPayload));
+/**
+ * The body schema of POST /passports/commands: the envelope, its fields in their places, and the passport it
+ * names. The command's own payload fields are checked by {@link CommandPayloadSchema} once the passport's
+ * state allows the command, so a refusal by state (409 INVALID_TRANSITION, 403 GUARD_REJECTED) is never
+ * turned into a 400 by the payload of a command that could not run anyway.
+ */
+export const CommandEnvelopeSchema = z.preprocess(
+  (raw, ctx) => {
+    checkPlacement(raw, ctx);
+    return raw;
+  },
+  EnvelopeShape.superRefine((env, ctx) => checkPayload(env, ctx, 'passportId')),
+);
+
+/** Every payload field of the envelope's command: required ones present, each valid, no other. */
+export const CommandPayloadSchema = EnvelopeShape.superRefine((env, ctx) => checkPayload(env, ctx));

@@ -107,6 +107,31 @@ describe.each(testDialects())('POST /api/v2/passports/commands (%s)', (dialect) 
     );
   });
 
+  it('refuses by state before it reads the payload: a refusal the spec documents is never a 400', async () => {
+    const draft = await passportIn('draft');
+    const published = await passportIn('published');
+    const cases: [string, string, Record<string, unknown>, number, string][] = [
+      [draft, 'SUSPEND', {}, 409, 'INVALID_TRANSITION'], // reason is required, but SUSPEND cannot run in draft
+      [draft, 'SUSPEND', { reason: '' }, 409, 'INVALID_TRANSITION'],
+      [draft, 'REINSTATE', { reason: 7, extra: true }, 409, 'INVALID_TRANSITION'],
+      [published, 'EDIT', {}, 403, 'GUARD_REJECTED'], // updates is required, but EDIT is guarded here
+      [published, 'EDIT', { updates: 'not sections' }, 403, 'GUARD_REJECTED'],
+      [draft, 'SUBMIT', { reason: 7 }, 400, 'VALIDATION_ERROR'], // allowed here: now the payload counts
+      [draft, 'EDIT', { updates: {}, note: 'x' }, 400, 'VALIDATION_ERROR'],
+    ];
+    for (const [id, name, payload, status, code] of cases) {
+      const r = await command(t, id, name, payload);
+      expect(r.status, `${name} ${JSON.stringify(payload)}: ${r.text}`).toBe(status);
+      expect(r.body.error.code).toBe(code);
+    }
+    const missing = await command(t, draft, 'EDIT', {});
+    expect(missing.body.error).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { field: 'payload.updates' },
+    });
+    expect((await t.call('GET', `/api/v2/passports/${draft}`, { key: key() })).body.state).toBe('draft');
+  });
+
   it('EDIT in draft changes the working content that the next version is minted from', async () => {
     const p = await readyProduct(t, key(), ++n);
     await generated(t, key(), p.id);
@@ -200,8 +225,11 @@ describe.each(testDialects())('POST /api/v2/passports/commands (%s)', (dialect) 
 
   describe('the envelope', () => {
     let id: string;
+    /** Where PUBLISH may run, so its payload is what decides. */
+    let approved: string;
     beforeAll(async () => {
       id = await passportIn('draft');
+      approved = await passportIn('approved');
     });
 
     it.each([
@@ -243,7 +271,7 @@ describe.each(testDialects())('POST /api/v2/passports/commands (%s)', (dialect) 
     ])('names a field at the wrong level: %s', async (_name, top, inPayload, field, message) => {
       const body = {
         ...envelope(t.tenants.a.id, 'PASSPORT.PUBLISH', {
-          passportId: id,
+          passportId: approved,
           disclosureTier: 'public',
           ...inPayload,
         }),
@@ -259,14 +287,14 @@ describe.each(testDialects())('POST /api/v2/passports/commands (%s)', (dialect) 
       const missing = await sendCommand(
         t,
         key(),
-        envelope(t.tenants.a.id, 'PASSPORT.PUBLISH', { passportId: id }),
+        envelope(t.tenants.a.id, 'PASSPORT.PUBLISH', { passportId: approved }),
       );
       expect(missing.status).toBe(400);
       expect(missing.body.error.details.field).toBe('payload.disclosureTier');
       const bad = await sendCommand(
         t,
         key(),
-        envelope(t.tenants.a.id, 'PASSPORT.PUBLISH', { passportId: id, disclosureTier: 'everyone' }),
+        envelope(t.tenants.a.id, 'PASSPORT.PUBLISH', { passportId: approved, disclosureTier: 'everyone' }),
       );
       expect(bad.body.error.details.field).toBe('payload.disclosureTier');
     });

@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { canonicalJson } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
-import { ApiError } from '../http/index.js';
+import { ApiError, parseOrThrow } from '../http/index.js';
 import { type Db, isPostgres, isUniqueViolation, type PassportTable } from '../store/index.js';
 import { sha256Hex } from './chain.js';
-import type { CommandEnvelope } from './command-envelope.js';
+import { CommandPayloadSchema, type CommandEnvelope } from './command-envelope.js';
 import { mergeSections } from './content.js';
 import { DERIVED_SECTIONS, type PassportWriteContext } from './publish.js';
 import { appendLog, getPassportForUpdate, instantAfter, parseSections, productExists } from './queries.js';
@@ -118,7 +118,8 @@ async function effects(
 
 /**
  * Applies one command: the transition is looked up in the table (409 INVALID_TRANSITION when the
- * command has no row for the state, 403 GUARD_REJECTED when its row is guarded) and made by one guarded
+ * command has no row for the state, 403 GUARD_REJECTED when its row is guarded), then the command's payload
+ * is checked (400 VALIDATION_ERROR), and the transition is made by one guarded
  * UPDATE on the expected state, with the command row, lifecycle log, events and audit in the same
  * transaction. The envelope's idempotencyKey replays the first result; another body under it is 409.
  */
@@ -139,6 +140,7 @@ export async function applyCommand(
     const result = await db.transaction().execute(async (trx) => {
       const passport = await loadPassport(trx, ctx.tenantId, passportId);
       const rule = ruleFor(command, env.type, passport.state);
+      parseOrThrow(CommandPayloadSchema, env, 'body');
       const at = instantAfter(ctx.now(), passport.updated_at);
       const set = await effects(trx, ctx, command, passport, env.payload);
       const changed = rule.to !== passport.state;

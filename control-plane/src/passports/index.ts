@@ -9,6 +9,7 @@ export {
   type GenerationRunResult,
 } from './generation-worker.js';
 export { isReadyToPrint } from './readiness.js';
+export { currentMarketStatus, MARKET_STATUSES, type MarketStatus } from './market-status.js';
 export { localSigner, tenantIssuerKey, type CredentialSigner, type IssuerKey } from './issuer.js';
 export { publicStatus, isServed, sectionTier, type PublicStatus, type GoneReason } from './model.js';
 export { merkleRoot, sectionProof, verifySectionProof, MERKLE_ALGORITHM, type MerkleStep } from './merkle.js';

@@ -16,20 +16,22 @@ export function validationRoutes(deps: PassportRouteDeps): RouteDef[] {
         'DID of an accepted method that resolves offline, i.e. did:key (an https issuer, did:web or did:ebsi is 422 ' +
         'EUDIW_INCOMPATIBLE_DID_METHOD); a single DataIntegrityProof, eddsa-jcs-2022, assertionMethod, verificationMethod DID ' +
         'equal to the issuer DID, and the Ed25519 signature verifies (else 422 VALIDATION_CREDENTIAL_NOT_VERIFIED). digest is ' +
-        'SHA-256 hex of the RFC 8785 form of the VC: re-anchoring the same VC gives the same digest and answers the first entry ' +
-        "(200). Tenant-guarded: another tenant's passport is 404. Accepted before the first generation, so required credentials " +
+        'SHA-256 hex of the RFC 8785 form of the VC: re-anchoring the same VC records nothing new and answers 201 with ' +
+        "the first entry (same digest, anchoredAt and eventId). Tenant-guarded: another tenant's passport is 404. Accepted before the first generation, so required credentials " +
         "(a battery's declaration of conformity) can be anchored first.",
       tags: ['Passports'],
       auth: { scopes: ['dpp:edit', 'supply_chain:edit'] },
       idempotency: 'recommended',
       request: { params: IdParam, body: ValidationBody },
       responses: {
-        201: { description: 'Anchored', schema: ValidationAnchoredSchema },
-        200: { description: 'Already anchored: the first entry', schema: ValidationAnchoredSchema },
+        201: {
+          description: 'Anchored, or anchored before (the first entry: same digest, anchoredAt and eventId)',
+          schema: ValidationAnchoredSchema,
+        },
       },
       errors: ['VALIDATION_CREDENTIAL_NOT_VERIFIED', 'EUDIW_INCOMPATIBLE_DID_METHOD'],
       handler: async ({ principal, params, body, correlationId }) => {
-        const { created, upi, entry } = await anchorValidation(
+        const { upi, entry } = await anchorValidation(
           db,
           {
             tenantId: principal.tenant.id,
@@ -42,7 +44,7 @@ export function validationRoutes(deps: PassportRouteDeps): RouteDef[] {
           body,
         );
         return {
-          status: created ? 201 : 200,
+          status: 201,
           body: {
             upi,
             digest: entry.digest,

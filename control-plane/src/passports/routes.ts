@@ -4,6 +4,7 @@ import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db, SecretBox } from '../store/index.js';
 import type { CredentialSigner } from './issuer.js';
 import { commandRoutes } from './routes-commands.js';
+import { dppRoutes } from './routes-dpps.js';
 import { generationRoutes } from './routes-generation.js';
 import { publicationRoutes } from './routes-publication.js';
 import { readRoutes } from './routes-read.js';
@@ -30,5 +31,6 @@ export function passportRoutes(deps: PassportRouteDeps): RouteDef[] {
     ...commandRoutes(deps),
     ...validationRoutes(deps),
     ...readRoutes(deps),
+    ...dppRoutes(deps),
   ];
 }

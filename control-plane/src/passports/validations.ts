@@ -131,7 +131,7 @@ async function productOf(db: Db, tenantId: string, productId: string) {
 
 /**
  * Anchors a verified credential. Re-anchoring the same credential (same digest) records nothing new and
- * answers the first entry (200 instead of 201). When the passport exists, its working `credentials`
+ * answers the first entry (`created: false`; the route answers 201 either way, the spec's one status). When the passport exists, its working `credentials`
  * section is refreshed so the next version lists the credential.
  */
 export async function anchorValidation(

@@ -155,6 +155,16 @@ const STATE_BADGE: Readonly<Record<string, [string, string]>> = {
 };
 
 /** The page of a served passport. */
+
+/** A withdrawn or recalled item says so on its page, with the publisher's reason; the passport stays served. */
+function marketNotice(m: PublicPassport['marketStatus']) {
+  if (!m || m.status === 'placed_on_market') return '';
+  const what = m.status === 'recalled' ? 'recalled' : 'withdrawn from the market';
+  return html`<p class="notice" role="note">
+    This product was ${what} on ${m.since.slice(0, 10)}${m.reason ? `: ${m.reason}` : ''}.
+  </p>`;
+}
+
 export function passportPage(p: PublicPassport, registry: SchemaRegistry): string {
   const product = isRecord(p.sections.product) ? p.sections.product : {};
   const identifiers = isRecord(p.sections.identifiers) ? p.sections.identifiers : {};
@@ -168,7 +178,7 @@ export function passportPage(p: PublicPassport, registry: SchemaRegistry): strin
         <h1 id="title">${name}</h1>
         <p><span class="badge ${badge}" role="status">${label}</span></p>
         <p>${String(product.description ?? '')}</p>
-        ${p.notice ? html`<p class="notice" role="note">${p.notice}</p>` : ''}
+        ${p.notice ? html`<p class="notice" role="note">${p.notice}</p>` : ''} ${marketNotice(p.marketStatus)}
       </section>
       <section class="card" aria-labelledby="identification">
         <h2 id="identification">Identification</h2>

@@ -34,6 +34,14 @@ const PublicPassportSchema = z
     disclosure: z.object({ tier: z.literal('public'), withheldSections: z.number().int() }),
     algorithms: z.object({ hash: z.string(), merkle: z.string() }),
     links: Loose,
+    marketStatus: z
+      .object({
+        status: z.enum(['placed_on_market', 'withdrawn', 'recalled']),
+        since: z.iso.datetime(),
+        reason: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: "The item's market status as its publisher recorded it; null when none was" }),
   })
   .meta({ id: 'PublicPassport' });
 

@@ -5,6 +5,7 @@
 import { buildDigitalLink } from '@dpp/shared';
 import { ApiError } from '../http/index.js';
 import {
+  currentMarketStatus,
   parseSections,
   parseTiers,
   sectionProof,
@@ -39,6 +40,8 @@ export interface PublicPassport {
   disclosure: { tier: 'public'; withheldSections: number };
   algorithms: { hash: string; merkle: string };
   links: { self: string; page: string; digitalLink: string };
+  /** The item's market status as its publisher recorded it; null when none was. */
+  marketStatus: { status: string; since: string; reason: string | null } | null;
 }
 
 const NOTICES: Readonly<Record<string, string>> = {
@@ -98,6 +101,7 @@ async function publicPartsOf(db: Db, versionId: string): Promise<VersionPart> {
 export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string): Promise<PublicPassport> {
   const part = await publicPartsOf(db, c.currentVersionId!);
   const digitalLink = c.digitalLink ?? buildDigitalLink(publicBaseUrl, c.gtin, c.serial);
+  const market = await currentMarketStatus(db, c.productId);
   return {
     passportUid: c.productId,
     state: c.state ?? 'draft',
@@ -108,6 +112,7 @@ export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string
     ...part,
     algorithms: { hash: HASH_ALGORITHM, merkle: MERKLE_ALGORITHM },
     links: { self: `/api/v2/public/passport/${c.productId}`, page: `/p/${c.productId}`, digitalLink },
+    marketStatus: market ? { status: market.status, since: market.effectiveAt, reason: market.reason } : null,
   };
 }
 

@@ -177,6 +177,21 @@ export interface RegistryBroadcastTable {
   created_at: string;
 }
 
+/** One change of a passport item's market status; the newest row is the status (migration 0011). */
+export interface PassportMarketStatusTable {
+  id: string;
+  tenant_id: string;
+  product_id: string;
+  /** placed_on_market, withdrawn or recalled. */
+  status: string;
+  reason: string | null;
+  effective_at: string;
+  recorded_at: string;
+  actor_type: string;
+  actor_id: string | null;
+  correlation_id: string | null;
+}
+
 export interface PassportTables {
   passports: PassportTable;
   passport_versions: PassportVersionTable;
@@ -187,4 +202,5 @@ export interface PassportTables {
   dpp_identifiers: DppIdentifierTable;
   passport_issuer_keys: PassportIssuerKeyTable;
   registry_broadcasts: RegistryBroadcastTable;
+  passport_market_status: PassportMarketStatusTable;
 }
