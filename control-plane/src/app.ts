@@ -9,6 +9,7 @@ import {
   mountRoutes,
   type Authenticator,
   RateLimiter,
+  type IpLimiter,
   requestLog,
   type RouteDef,
 } from './http/index.js';
@@ -75,6 +76,8 @@ export interface BuiltApp {
   metrics: Metrics;
   /** The API's rate limiter (shared with other replicas by the composition root on PostgreSQL). */
   limiter: RateLimiter;
+  /** The budgets per client IP of the operations without a credential (shared the same way). */
+  ipLimiter: IpLimiter;
 }
 
 /** Wires the HTTP surface: global middleware, every domain's operations, the web pages, 404/405, errors. */
@@ -143,17 +146,20 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.disable('x-powered-by');
   // API answers are per-credential and mostly uncacheable; hashing every body for an ETag costs ~10%.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  // The client of a request: X-Forwarded-For only from the proxies TRUST_PROXY names (loopback by default).
+  app.set('trust proxy', config.trustProxy);
   app.use(securityHeaders({ production: config.env === 'production' }));
   app.use(correlationId());
   app.use(requestLog(log));
   app.use(metrics.middleware());
   app.use(publicCors());
+  const ipLimiter: IpLimiter = new RateLimiter(config.ipRateLimits, now);
   app.use(
     webRouter({
       store,
       config,
       log,
+      ipLimiter,
       mailer: deps.services.mailer,
       onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id),
     }),
@@ -165,6 +171,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     secrets: deps.services.secrets,
     authenticators,
     limiter,
+    ipLimiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
     ...(deps.services.wakeOutbox ? { afterWrite: deps.services.wakeOutbox } : {}),
@@ -172,5 +179,5 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(api);
   app.use(notFoundOrMethodNotAllowed(routes));
   app.use(errorHandler());
-  return { app, routes, metrics, limiter };
+  return { app, routes, metrics, limiter, ipLimiter };
 }

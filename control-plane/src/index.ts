@@ -13,6 +13,7 @@ export {
   type CallOptions,
   type CallResult,
   type PrintableProduct,
+  demoProductBody,
   freshGtin,
   httpCaller,
   printableProduct,

@@ -160,11 +160,13 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   let shuttingDown = false;
   const built = buildApp({ config, store, log, now, isShuttingDown: () => shuttingDown, services });
   // On PostgreSQL there may be other replicas: they share rate-limit counts through the database.
-  const rateShare =
+  const rateShares =
     store.dialect === 'postgres'
-      ? new RateShare(store.db, built.limiter, log.child({ module: 'rate-limit' }))
-      : null;
-  rateShare?.start();
+      ? [built.limiter, built.ipLimiter].map(
+          (limiter) => new RateShare(store.db, limiter, log.child({ module: 'rate-limit' })),
+        )
+      : [];
+  for (const share of rateShares) share.start();
   dispatcher.register(WORK_NOTICE_TOPIC, workNoticeHandler(store.db, broker));
   dispatcher.register('event', webhooks.fanOut);
   if (options.outbox?.start !== false) dispatcher.start();
@@ -233,7 +235,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         await generation.stop();
         await reaper.stop();
         await dispatcher.stop();
-        await rateShare?.stop();
+        await Promise.all(rateShares.map((s) => s.stop()));
         await webhooks.worker.stop();
         await broker.close();
         await store.close();

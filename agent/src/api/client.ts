@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import {
-  type Claimed,
+  type Claimed as ClaimAnswerData,
   ClaimedSchema,
   type ClaimRequest,
   HAPPY_PATH,
@@ -24,7 +24,9 @@ import { AgentError } from '../errors.js';
 import type { TokenSource } from '../identity/token-client.js';
 import { httpError, httpExchange, isTransient, joinUrl, type FetchLike, type HttpAnswer } from './http.js';
 
-export type { Claimed, HeartbeatAnswer };
+export type { HeartbeatAnswer };
+/** A claim as the agent works with it: the wire answer, its `attempt_id` under the agent's own name. */
+export type Claimed = Omit<ClaimAnswerData, 'attempt_id'> & { attemptId: string };
 /** A job as the control plane shows it (GET /aidc/jobs/{ref} adds attempts and evidence, left unread). */
 export type JobView = PrintJob;
 /** The body of POST /aidc/jobs/{ref}/result, as the outbox keeps and sends it. */
@@ -59,7 +61,8 @@ export class ControlPlaneClient {
     const answer = await this.authed('POST', '/api/v2/aidc/jobs/claim', request);
     if (answer.status === 204) return null;
     if (answer.status !== 200) throw httpError('claim', answer);
-    return parse(ClaimAnswer, answer, 'claim').data;
+    const { attempt_id: attemptId, ...rest } = parse(ClaimAnswer, answer, 'claim').data;
+    return { ...rest, attemptId };
   }
 
   /**

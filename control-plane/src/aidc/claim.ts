@@ -129,7 +129,7 @@ export async function claimJob(
       { deviceId, printer: req.printer.name, jti },
       t,
     );
-    return { job: jobView(row), attemptId, envelope, leaseExpiresAt };
+    return { job: jobView(row), attempt_id: attemptId, envelope, leaseExpiresAt };
   });
 }
 
@@ -186,7 +186,7 @@ export async function heartbeat(
       },
     },
   );
-  if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso);
+  if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso, { deviceId });
   const { printer } = await deps.db
     .selectFrom('print_attempts')
     .select('printer')
@@ -202,15 +202,21 @@ export async function heartbeat(
   return { leaseExpiresAt, envelope };
 }
 
-/** Why a guarded statement on a job matched nothing: no such job, a stale attempt, an expired lease or a wrong state. */
+/**
+ * Why a guarded statement on a job matched nothing: no such job, a stale attempt, an expired lease or a wrong
+ * state. Asked for a device (`deviceId`), the answer tells it nothing about other devices' work: a job it
+ * never attempted is not found, an attempt that is not its own is forbidden, and a superseded attempt names
+ * the current one only when that one is the device's too.
+ */
 export async function explainRefusal(
   db: Db,
   tenantId: string,
   jobRef: string,
   attemptId: string,
   nowIso: string,
-  to?: string,
+  opts: { to?: string; deviceId?: string } = {},
 ): Promise<PrintJobRefused> {
+  const { to, deviceId } = opts;
   const job = await db
     .selectFrom('print_jobs')
     .selectAll()
@@ -218,11 +224,26 @@ export async function explainRefusal(
     .where('job_ref', '=', jobRef)
     .executeTakeFirst();
   if (!job) return new PrintJobRefused('job_not_found', 'Print job not found');
+  if (deviceId !== undefined) {
+    const own = await db
+      .selectFrom('print_attempts')
+      .select('attempt_id')
+      .where('job_ref', '=', jobRef)
+      .where('device_id', '=', deviceId)
+      .execute();
+    if (own.length === 0) return new PrintJobRefused('job_not_found', 'Print job not found');
+    if (!own.some((a) => a.attempt_id === attemptId))
+      return new PrintJobRefused('not_permitted', "This attempt is not one of this device's", {
+        jobRef,
+        attemptId,
+      });
+  }
   if (job.attempt_id !== attemptId) {
+    const currentIsVisible = deviceId === undefined || job.device_id === deviceId;
     return new PrintJobRefused('stale_attempt', 'This attempt was superseded by a newer claim of the job', {
       jobRef,
       attemptId,
-      currentAttemptId: job.attempt_id,
+      ...(currentIsVisible ? { currentAttemptId: job.attempt_id } : {}),
     });
   }
   const attempt = await db

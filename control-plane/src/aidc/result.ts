@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type JWK, compactVerify, importJWK } from 'jose';
 import { z } from 'zod';
 import {
@@ -39,8 +40,28 @@ export interface Reporter {
   tenantId: string;
 }
 
-function rejected(message: string, details: Record<string, unknown>): PrintJobRefused {
-  return new PrintJobRefused('evidence_rejected', message, details);
+/** What an EVIDENCE_REJECTED names, every time: the field, what the job (or the record) expected, and what came. */
+interface Rejection {
+  field: string;
+  expected: unknown;
+  got: unknown;
+}
+
+function rejected(message: string, details: Rejection): PrintJobRefused {
+  return new PrintJobRefused('evidence_rejected', message, { ...details });
+}
+
+/** A value as a refusal shows it: a short JSON text, or a hash of a long one. */
+function shown(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (typeof value !== 'object' || value === null) return value;
+  const text = canonicalJson(value);
+  return text.length <= 200 ? value : `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}
+
+/** How to explain a refused result to its reporter: a device learns nothing of other devices' attempts. */
+function refusalFor(principal: Reporter, input: ResultInput): { to: string; deviceId?: string } {
+  return principal.type === 'device' ? { to: input.status, deviceId: principal.id } : { to: input.status };
 }
 
 /** Who may report what: the system never attests; only the holding device reports machine evidence. */
@@ -60,6 +81,8 @@ function checkActor(principal: Reporter, job: PrintJobTable, input: ResultInput)
       if (actor.type === 'device' && actor.id !== principal.id) {
         throw rejected('A device attestation must name the reporting device', {
           field: 'evidence.attestation.actor.id',
+          expected: principal.id,
+          got: actor.id,
         });
       }
     }
@@ -85,12 +108,14 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
     const m = e.render_manifest as RenderManifest;
     if (m.digitalLink !== job.digital_link) {
       throw rejected('The rendered QR does not carry the job Digital Link', {
+        field: 'evidence.render_manifest.digitalLink',
         expected: job.digital_link,
         got: m.digitalLink,
       });
     }
     if (m.sgtin96Epc && m.sgtin96Epc !== job.sgtin96_epc) {
       throw rejected('The rendered EPC is not the job SGTIN-96', {
+        field: 'evidence.render_manifest.sgtin96Epc',
         expected: job.sgtin96_epc,
         got: m.sgtin96Epc,
       });
@@ -100,6 +125,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
     const a = e.attestation as Attestation;
     if (a.epcReadBack && a.epcReadBack !== job.sgtin96_epc) {
       throw rejected('The EPC read back is not the job SGTIN-96', {
+        field: 'evidence.attestation.epcReadBack',
         expected: job.sgtin96_epc,
         got: a.epcReadBack,
       });
@@ -109,12 +135,14 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
     const s = e.scan_result as ScanResult;
     if (s.decodedLink !== job.digital_link) {
       throw rejected('The scanned label does not carry the job Digital Link', {
+        field: 'evidence.scan_result.decodedLink',
         expected: job.digital_link,
         got: s.decodedLink,
       });
     }
     if (s.epcRead !== undefined && s.epcRead !== job.sgtin96_epc) {
       throw rejected('The scanned tag does not carry the job SGTIN-96', {
+        field: 'evidence.scan_result.epcRead',
         expected: job.sgtin96_epc,
         got: s.epcRead,
       });
@@ -149,29 +177,41 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
   } catch (err) {
     throw rejected(`The evidence bundle does not verify with the device key: ${(err as Error).message}`, {
       field: 'evidence.evidence_bundle.jws',
+      expected: `a compact JWS (EdDSA, typ ${EVIDENCE_BUNDLE_TYPE}) signed by the device's enrolled key`,
+      got: (err as Error).message,
     });
   }
   // Every member is one the device signed for a reason: an unknown one is refused, not ignored.
   const parsed = EvidenceBundlePayloadSchema.safeParse(payload);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]] : issue.path;
+    const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+    const at = path.reduce<unknown>(
+      (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+      payload,
+    );
     throw rejected(`The evidence bundle payload is not valid: ${issue.message}`, {
       field: ['evidence.evidence_bundle.payload', ...path.map(String)].join('.'),
+      expected: issue.code === 'unrecognized_keys' ? 'no such member' : issue.message,
+      got: issue.code === 'unrecognized_keys' ? 'present' : shown(at),
     });
   }
   const bundle = parsed.data;
-  const mismatch =
-    bundle.jobRef !== job.job_ref
-      ? 'jobRef'
-      : bundle.attemptId !== input.attempt_id
-        ? 'attemptId'
-        : bundle.deviceId !== job.device_id
-          ? 'deviceId'
-          : bundle.envelopeJti !== attempt.envelope_jti
-            ? 'envelopeJti'
-            : null;
-  if (mismatch) throw rejected(`The evidence bundle names another ${mismatch}`, { field: mismatch });
+  const names: [keyof typeof bundle, unknown][] = [
+    ['jobRef', job.job_ref],
+    ['attemptId', input.attempt_id],
+    ['deviceId', job.device_id],
+    ['envelopeJti', attempt.envelope_jti],
+  ];
+  const mismatch = names.find(([name, expected]) => bundle[name] !== expected);
+  if (mismatch) {
+    const [name, expected] = mismatch;
+    throw rejected(`The evidence bundle names another ${name}`, {
+      field: `evidence.evidence_bundle.payload.${name}`,
+      expected,
+      got: bundle[name],
+    });
+  }
   const recorded = await db
     .selectFrom('print_evidence')
     .select(['kind', 'payload'])
@@ -192,8 +232,11 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     return reported === undefined || canonicalJson(reported) !== canonicalJson(inBundle);
   });
   if (differs) {
-    throw rejected(`The evidence bundle's ${differs[0]} is not the one reported for this attempt`, {
-      field: `evidence.evidence_bundle.${differs[0]}`,
+    const [kind, inBundle] = differs;
+    throw rejected(`The evidence bundle's ${kind} is not the one reported for this attempt`, {
+      field: `evidence.evidence_bundle.${kind}`,
+      expected: shown(byKind.get(kind)),
+      got: shown(inBundle),
     });
   }
 }
@@ -236,8 +279,17 @@ export async function reportResult(
     ((job.lease_expires_at !== null && job.lease_expires_at > iso) ||
       job.sending_at !== null ||
       LABEL_MAY_BE_OUT.includes(job.state as JobState));
-  if (!live || !sources.includes(job.state as never)) {
-    throw await explainRefusal(deps.db, tenantId, jobRef, input.attempt_id, iso, input.status);
+  // A device that does not hold the attempt is told no more than its own part (see explainRefusal).
+  const notHolder = principal.type === 'device' && job.device_id !== principal.id;
+  if (!live || notHolder || !sources.includes(job.state as never)) {
+    throw await explainRefusal(
+      deps.db,
+      tenantId,
+      jobRef,
+      input.attempt_id,
+      iso,
+      refusalFor(principal, input),
+    );
   }
   const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
   const parsed = schema.safeParse({ evidence: input.evidence });
@@ -266,7 +318,15 @@ export async function reportResult(
         .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
         .returningAll()
         .executeTakeFirst();
-      if (!updated) throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, input.status);
+      if (!updated)
+        throw await explainRefusal(
+          trx,
+          tenantId,
+          jobRef,
+          input.attempt_id,
+          iso,
+          refusalFor(principal, input),
+        );
       await trx
         .insertInto('print_evidence')
         .values({

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /** Tiers a tenant can be on; each has its own rate budget. */
@@ -7,6 +8,14 @@ export type Tier = (typeof TIERS)[number];
 export type Environment = 'development' | 'test' | 'production';
 
 /** A fixed-window request budget: `limit` requests per `windowSeconds`. */
+/**
+ * Per-client-IP budgets of the routes without a credential: `public` (public passport, resolver, pages),
+ * `credentials` (OAuth token, device enrollment, sign-in, sign-up) and `failures` (failed sign-ins and
+ * enrollments: once spent, even a right password waits for the window to end).
+ */
+export const IP_CLASSES = ['public', 'credentials', 'failures'] as const;
+export type IpClass = (typeof IP_CLASSES)[number];
+
 export interface RateBudget {
   limit: number;
   windowSeconds: number;
@@ -26,6 +35,14 @@ export interface Config {
   seedFile: string | undefined;
   publicBaseUrl: string;
   rateLimits: Record<Tier, RateBudget>;
+  /** IP_RATE_LIMITS: budgets per client IP of the routes without a credential. */
+  ipRateLimits: Record<IpClass, RateBudget>;
+  /**
+   * TRUST_PROXY: the proxies whose X-Forwarded-For names the client (Express's `trust proxy`: addresses,
+   * CIDRs, `loopback`, `linklocal`, `uniquelocal`; loopback when unset); false (`none`) trusts none, so the
+   * client is the socket's peer.
+   */
+  trustProxy: string[] | false;
   idempotencyTtlHours: number;
   /** Days the control plane keeps work that has ended (dispatched outbox rows, ended webhook deliveries, finished ingest jobs). */
   retentionDays: number;
@@ -66,6 +83,12 @@ export class ConfigError extends Error {
     this.name = 'ConfigError';
   }
 }
+
+export const DEFAULT_IP_RATE_LIMITS: Record<IpClass, RateBudget> = {
+  public: { limit: 1200, windowSeconds: 60 },
+  credentials: { limit: 120, windowSeconds: 60 },
+  failures: { limit: 10, windowSeconds: 900 },
+};
 
 export const DEFAULT_RATE_LIMITS: Record<Tier, RateBudget> = {
   free: { limit: 600, windowSeconds: 60 },
@@ -125,26 +148,56 @@ function readUrl(env: Env, name: string, protocols: readonly string[]): string |
 }
 
 /**
- * Parses `RATE_LIMITS`, e.g. `free=600/60,mid_market=6000/60,enterprise=60000/60`
- * (requests per window in seconds). Tiers not named keep their defaults.
+ * Parses a list of budgets, e.g. `free=600/60,mid_market=6000/60` (requests per window in seconds), for the
+ * names given; names not listed keep their defaults.
  */
-function readRateLimits(env: Env): Record<Tier, RateBudget> {
-  const raw = env.RATE_LIMITS;
-  const out = { ...DEFAULT_RATE_LIMITS };
+function readBudgets<N extends string>(
+  env: Env,
+  name: string,
+  names: readonly N[],
+  defaults: Record<N, RateBudget>,
+): Record<N, RateBudget> {
+  const raw = env[name];
+  const out = { ...defaults };
   if (raw === undefined || raw.trim() === '') return out;
   for (const part of raw.split(',')) {
     const m = /^\s*([a-z_]+)\s*=\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(part);
-    if (!m) throw new ConfigError('RATE_LIMITS', `expected tier=limit/windowSeconds, got "${part.trim()}"`);
-    const [, tier, limit, window] = m as unknown as [string, string, string, string];
-    if (!(TIERS as readonly string[]).includes(tier)) {
-      throw new ConfigError('RATE_LIMITS', `unknown tier "${tier}" (tiers: ${TIERS.join(', ')})`);
+    if (!m) throw new ConfigError(name, `expected name=limit/windowSeconds, got "${part.trim()}"`);
+    const [, key, limit, window] = m as unknown as [string, string, string, string];
+    if (!(names as readonly string[]).includes(key)) {
+      throw new ConfigError(name, `unknown name "${key}" (names: ${names.join(', ')})`);
     }
     if (Number(limit) < 1 || Number(window) < 1) {
-      throw new ConfigError('RATE_LIMITS', `limit and window must be at least 1 in "${part.trim()}"`);
+      throw new ConfigError(name, `limit and window must be at least 1 in "${part.trim()}"`);
     }
-    out[tier as Tier] = { limit: Number(limit), windowSeconds: Number(window) };
+    out[key as N] = { limit: Number(limit), windowSeconds: Number(window) };
   }
   return out;
+}
+
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/**
+ * Parses `TRUST_PROXY`: a comma-separated list of addresses, CIDRs or Express's names; `none` trusts no proxy.
+ * Unset, a proxy on the same host (loopback) is trusted.
+ */
+function readTrustProxy(env: Env): string[] | false {
+  const raw = env.TRUST_PROXY?.trim();
+  if (!raw) return ['loopback'];
+  if (raw === 'none') return false;
+  const items = raw.split(',').map((s) => s.trim());
+  for (const item of items) {
+    const [address, bits, extra] = item.split('/');
+    const family = isIP(address ?? '');
+    const bitsOk = bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_NAMES.has(item) || (family !== 0 && bitsOk && extra === undefined))) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected addresses, CIDRs, loopback, linklocal or uniquelocal, got "${item}"`,
+      );
+    }
+  }
+  return items;
 }
 
 /**
@@ -220,7 +273,9 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     mqttUrl,
     seedFile: seedFile ? path.resolve(cwd, seedFile) : undefined,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
-    rateLimits: readRateLimits(env),
+    rateLimits: readBudgets(env, 'RATE_LIMITS', TIERS, DEFAULT_RATE_LIMITS),
+    ipRateLimits: readBudgets(env, 'IP_RATE_LIMITS', IP_CLASSES, DEFAULT_IP_RATE_LIMITS),
+    trustProxy: readTrustProxy(env),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
     retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
     secretsKey,

@@ -24,6 +24,13 @@ export interface CallResult {
 /** Any way of calling the API: a test harness's `call`, or fetch against a running control plane. */
 export type ApiCaller = (method: string, path: string, opts?: CallOptions) => Promise<CallResult>;
 
+const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
+
+function connectionReset(err: unknown): boolean {
+  const code = (err as { cause?: { code?: string } } | null)?.cause?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
+}
+
 /** `call` for a control plane at `baseUrl` (the shape of TestControlPlane.call). */
 export function httpCaller(baseUrl: string): ApiCaller {
   return async (method, path, opts = {}) => {
@@ -34,7 +41,16 @@ export function httpCaller(baseUrl: string): ApiCaller {
       body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const res = await fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+    const send = () => fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
+    let res: Response;
+    try {
+      res = await send();
+    } catch (err) {
+      // A kept-alive connection the server closed as this request went out: the request was not answered.
+      // Sent again once when that is safe: a method that is idempotent, or a request with an Idempotency-Key.
+      if (!connectionReset(err) || !(IDEMPOTENT.has(method) || headers['Idempotency-Key'])) throw err;
+      res = await send();
+    }
     const text = await res.text();
     let parsed: unknown;
     try {
@@ -86,6 +102,27 @@ export interface PrintableProduct {
 }
 
 /**
+ * A POST /api/v2/products body the shipped electronics schema accepts: a repairable phone with a fresh GTIN.
+ * `overrides` replace top-level fields.
+ */
+export function demoProductBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    name: 'Label Loop Phone',
+    description: 'A repairable phone whose labels go through the device agent',
+    category: 'electronics',
+    gtin: freshGtin(),
+    serialNumber: '1',
+    extensions: {
+      energyEfficiencyClass: 'A',
+      annualEnergyConsumptionKwh: 12,
+      repairabilityScore: 7,
+      weeeCategory: 'small_it_telecom',
+    },
+    ...overrides,
+  };
+}
+
+/**
  * The integrator's journey to printable labels, over HTTP: an electronics product taken to ready_for_dpp,
  * its passport generated, published and registered (publish-dpp), a validation anchored (readyToPrint),
  * and `count` serials allocated. Throws naming the step that failed.
@@ -97,22 +134,7 @@ export async function printableProduct(
   opts: { name?: string } = {},
 ): Promise<PrintableProduct> {
   const created = await expectStatus(
-    call('POST', '/api/v2/products', {
-      key,
-      body: {
-        name: opts.name ?? 'Label Loop Phone',
-        description: 'A repairable phone whose labels go through the device agent',
-        category: 'electronics',
-        gtin: freshGtin(),
-        serialNumber: '1',
-        extensions: {
-          energyEfficiencyClass: 'A',
-          annualEnergyConsumptionKwh: 12,
-          repairabilityScore: 7,
-          weeeCategory: 'small_it_telecom',
-        },
-      },
-    }),
+    call('POST', '/api/v2/products', { key, body: demoProductBody(opts.name ? { name: opts.name } : {}) }),
     201,
     'create product',
   );

@@ -161,9 +161,13 @@ describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (d
     // The token works on a device route.
     const me = await t.call('GET', `/api/v2/devices/${device.id}`, { key: r.body.access_token });
     expect(me.status).toBe(200);
-    // A device token cannot use admin routes.
+    // A device token cannot use admin routes: the caller is known, the operation is not theirs.
     const admin = await t.call('GET', '/api/v2/devices', { key: r.body.access_token });
-    expect(admin.status).toBe(401);
+    expect(admin.status).toBe(403);
+    expect(admin.body.error).toMatchObject({
+      code: 'API_SCOPE_DENIED',
+      details: { required: 'devices:manage', available: ['aidc:device'] },
+    });
   });
 
   it('requires Idempotency-Key on the token endpoint, and refuses assertions signed by another key', async () => {
@@ -284,15 +288,16 @@ describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (d
         })
       ).status,
     ).toBe(200);
-    // An admin key cannot rotate a device key (it does not hold the device's private key).
-    expect(
-      (
-        await t.call('POST', `/api/v2/devices/${device.id}/rotate-key`, {
-          key: t.tenants.a.admin,
-          body: { publicKeyJwk: next.publicJwk, proof },
-        })
-      ).status,
-    ).toBe(401);
+    // An admin key cannot rotate a device key (it does not hold the device's private key): a device-only route.
+    const byAdmin = await t.call('POST', `/api/v2/devices/${device.id}/rotate-key`, {
+      key: t.tenants.a.admin,
+      body: { publicKeyJwk: next.publicJwk, proof },
+    });
+    expect(byAdmin.status).toBe(403);
+    expect(byAdmin.body.error).toMatchObject({
+      code: 'API_SCOPE_DENIED',
+      details: { required: 'aidc:device' },
+    });
   });
 
   it('publishes its signing keys at /.well-known/jwks.json and keeps old keys there after rotation', async () => {

@@ -129,6 +129,7 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
         '300 s apart. The token is used up. An unknown, used or expired token is 401.',
       tags: ['Devices'],
       auth: 'none',
+      ipLimit: { budget: 'credentials', failedStatuses: [401] },
       request: { body: EnrollRequestSchema },
       responses: { 201: { description: 'Enrolled', schema: EnrollResponseSchema } },
       errors: ['VALIDATION_ERROR'],

@@ -24,6 +24,7 @@ export function healthRoutes(deps: HealthDeps): RouteDef[] {
       summary: 'Liveness: the process is up',
       tags: ['Operations'],
       auth: 'none',
+      rateLimited: false, // probes and scrapers are never throttled
       responses: { 200: { description: 'Alive', schema: Status } },
       handler: async () => ({ status: 200, body: { status: 'ok' } }),
     }),
@@ -34,6 +35,7 @@ export function healthRoutes(deps: HealthDeps): RouteDef[] {
       summary: 'Readiness: migrations done, store reachable, not shutting down',
       tags: ['Operations'],
       auth: 'none',
+      rateLimited: false, // probes and scrapers are never throttled
       responses: {
         200: { description: 'Ready', schema: Status },
         503: { description: 'Not ready', schema: Status },
@@ -62,6 +64,7 @@ export function healthRoutes(deps: HealthDeps): RouteDef[] {
       summary: 'Prometheus metrics',
       tags: ['Operations'],
       auth: 'none',
+      rateLimited: false, // probes and scrapers are never throttled
       responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain' } },
       handler: async () => {
         await deps.beforeScrape?.();

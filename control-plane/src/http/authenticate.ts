@@ -35,7 +35,8 @@ export async function resolvePrincipal(
 
 /**
  * Authentication and authorization from the credential alone: 401 without a code for a bad or missing
- * credential, 403 SANDBOX_EXPIRED, then the scope check (403 API_SCOPE_DENIED with required/available,
+ * credential, 403 SANDBOX_EXPIRED, then the scope and credential-kind check (403 API_SCOPE_DENIED with
+ * required/available,
  * or FORBIDDEN where the route says so), then the tier gate.
  */
 export function authenticate(auth: RouteAuth, authenticators: readonly Authenticator[], now: () => number) {
@@ -44,7 +45,6 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
       const principal = await resolvePrincipal(req, authenticators);
       if (!principal) throw unauthorized();
       const allowedKinds = auth.principals ?? ['api_key'];
-      if (!allowedKinds.includes(principal.type)) throw unauthorized();
       const { tenant } = principal;
       if (tenant.sandbox && tenant.sandboxExpiresAt && Date.parse(tenant.sandboxExpiresAt) <= now()) {
         throw new ApiError('SANDBOX_EXPIRED', 'The sandbox of this workspace has expired', {
@@ -52,7 +52,9 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
         });
       }
       const granted = expandScopes([...principal.scopes]);
-      if (!hasAnyScope(granted, auth.scopes)) {
+      // A valid credential of the wrong kind (a device token on an issuer route, an API key on a device-only
+      // route) is refused like a missing scope: the caller is known, the operation is not theirs.
+      if (!allowedKinds.includes(principal.type) || !hasAnyScope(granted, auth.scopes)) {
         const required = auth.scopes.join(' or ');
         const available = [...principal.scopes].sort();
         if (auth.deniedCode === 'FORBIDDEN') {

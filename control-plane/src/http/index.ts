@@ -27,4 +27,11 @@ export { correlationId } from './correlation.js';
 export { requestLog } from './request-log.js';
 export { answerParserErrors, securityHeaders } from './edge.js';
 export { RateLimiter } from './rate-limit.js';
+export {
+  clientAddress,
+  failedAttemptThrottle,
+  ipRateLimit,
+  type IpLimiter,
+  type Refusal,
+} from './ip-limit.js';
 export { RateShare } from './rate-share.js';

@@ -5,6 +5,7 @@ import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
 import type { Authenticator } from './principal.js';
 import { verifyJsonBounds } from './json-bounds.js';
+import { failedAttemptThrottle, ipRateLimit, type IpLimiter } from './ip-limit.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
 import {
@@ -23,6 +24,8 @@ export interface MountDeps {
   secrets: SecretBox;
   authenticators: readonly Authenticator[];
   limiter: RateLimiter;
+  /** Budgets per client IP of the operations without a credential. */
+  ipLimiter: IpLimiter;
   idempotencyTtlHours: number;
   now: () => number;
   /** Called after a mutating operation answered below 400: its transaction may have queued outbox rows. */
@@ -59,6 +62,10 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
     if (def.auth !== 'none') {
       chain.push(authenticate(def.auth, deps.authenticators, deps.now));
       if (def.rateLimited !== false) chain.push(rateLimit(deps.limiter, deps.now));
+    } else if (def.rateLimited !== false) {
+      const failed = def.ipLimit?.failedStatuses;
+      if (failed) chain.unshift(failedAttemptThrottle(deps.ipLimiter, (s) => failed.includes(s), deps.now));
+      chain.unshift(ipRateLimit(deps.ipLimiter, def.ipLimit?.budget ?? 'public', deps.now));
     }
     chain.push(runOperation(def, deps));
     router[def.method](toExpressPath(def.path), ...chain);

@@ -2,8 +2,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { RateBudget, Tier } from '../config/index.js';
 import { ApiError } from './api-error.js';
 
-interface Window {
-  tier: Tier;
+interface Window<C extends string> {
+  tier: C;
   startedAt: number;
   /** Requests admitted in this window as far as this replica knows (its own and, shared, the others'). */
   count: number;
@@ -34,15 +34,33 @@ export interface PendingWindow {
  * 250 ms and hands back the total, so the budget holds across replicas up to what they admit within one
  * such interval.
  */
-export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
+export class RateLimiter<C extends string = Tier> {
+  private readonly windows = new Map<string, Window<C>>();
 
   constructor(
-    private readonly budgets: Record<Tier, RateBudget>,
+    private readonly budgets: Record<C, RateBudget>,
     private readonly now: () => number = Date.now,
   ) {}
 
-  take(key: string, tier: Tier): RateDecision {
+  /** Whether `key` has spent its budget of `tier` in the current window, without counting a request. */
+  exhausted(key: string, tier: C): RateDecision {
+    const budget = this.budgets[tier];
+    const windowMs = budget.windowSeconds * 1000;
+    const t = this.now();
+    const w = this.windows.get(key);
+    if (!w || t - w.startedAt >= windowMs)
+      return {
+        allowed: true,
+        limit: budget.limit,
+        remaining: budget.limit,
+        resetAt: Math.ceil((t + windowMs) / 1000),
+      };
+    const resetAt = Math.ceil((w.startedAt + windowMs) / 1000);
+    const remaining = Math.max(0, budget.limit - w.count);
+    return { allowed: remaining > 0, limit: budget.limit, remaining, resetAt };
+  }
+
+  take(key: string, tier: C): RateDecision {
     const budget = this.budgets[tier];
     const windowMs = budget.windowSeconds * 1000;
     const t = this.now();
@@ -93,31 +111,38 @@ export class RateLimiter {
   }
 
   private prune(t: number): void {
-    const longest = Math.max(...Object.values(this.budgets).map((b) => b.windowSeconds)) * 1000;
+    const longest = Math.max(...Object.values<RateBudget>(this.budgets).map((b) => b.windowSeconds)) * 1000;
     for (const [k, w] of this.windows) if (t - w.startedAt >= longest) this.windows.delete(k);
   }
 }
 
-/** 429 RATE_LIMITED over budget, with X-RateLimit-* and Retry-After (api-v2.md, Limits). */
+/** The X-RateLimit-* headers of a decision (api-v2.md, Limits). */
+export function setRateHeaders(res: Response, d: RateDecision): void {
+  res.setHeader('X-RateLimit-Limit', String(d.limit));
+  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
+  res.setHeader('X-RateLimit-Reset', String(d.resetAt));
+}
+
+/** 429 RATE_LIMITED for a spent budget, with Retry-After. */
+export function rateLimited(d: RateDecision, now: () => number = Date.now): ApiError {
+  const retryAfter = Math.max(1, d.resetAt - Math.floor(now() / 1000));
+  return new ApiError(
+    'RATE_LIMITED',
+    `Rate limit of ${d.limit} requests exceeded; retry after ${retryAfter} s`,
+    {
+      details: { limit: d.limit, resetAt: d.resetAt },
+      headers: { 'Retry-After': String(retryAfter) },
+    },
+  );
+}
+
+/** 429 RATE_LIMITED over the tenant's budget, with X-RateLimit-* and Retry-After (api-v2.md, Limits). */
 export function rateLimit(limiter: RateLimiter, now: () => number = Date.now) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const principal = req.principal;
     if (!principal) return next();
     const d = limiter.take(principal.tenant.id, principal.tenant.tier);
-    res.setHeader('X-RateLimit-Limit', String(d.limit));
-    res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-    res.setHeader('X-RateLimit-Reset', String(d.resetAt));
-    if (d.allowed) return next();
-    const retryAfter = Math.max(1, d.resetAt - Math.floor(now() / 1000));
-    next(
-      new ApiError(
-        'RATE_LIMITED',
-        `Rate limit of ${d.limit} requests exceeded; retry after ${retryAfter} s`,
-        {
-          details: { limit: d.limit, resetAt: d.resetAt },
-          headers: { 'Retry-After': String(retryAfter) },
-        },
-      ),
-    );
+    setRateHeaders(res, d);
+    next(d.allowed ? undefined : rateLimited(d, now));
   };
 }

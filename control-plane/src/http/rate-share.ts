@@ -18,7 +18,7 @@ export class RateShare {
 
   constructor(
     private readonly db: Db,
-    private readonly limiter: RateLimiter,
+    private readonly limiter: RateLimiter<string>,
     private readonly log: Logger,
     private readonly intervalMs = 250,
   ) {}

@@ -78,8 +78,13 @@ interface RouteBase<B, Q, P> {
   responses: Record<number, ResponseSpec>;
   /** Documented error codes of this operation (beyond the common ones). */
   errors?: readonly ErrorCode[];
-  /** Skip the per-tenant rate limit (health, metrics). */
+  /** Skip the rate limit: the tenant's, or for an operation without a credential its client's (health, metrics). */
   rateLimited?: boolean;
+  /**
+   * For an operation without a credential: which per-client-IP budget it spends (IP_RATE_LIMITS), `public` by
+   * default, and the answer statuses that count as a failed attempt against the `failures` budget.
+   */
+  ipLimit?: { budget: 'public' | 'credentials'; failedStatuses?: readonly number[] };
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth token endpoint, RFC 6749 §4.4.2). */
   acceptsForm?: boolean;
   /**

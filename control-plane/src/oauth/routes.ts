@@ -54,6 +54,7 @@ export function oauthRoutes(deps: { tokens: TokenService }): RouteDef[] {
         'required: a retry replays the same token.',
       tags: ['Devices'],
       auth: 'none',
+      ipLimit: { budget: 'credentials', failedStatuses: [401] },
       idempotency: 'required',
       acceptsForm: true,
       idempotencyOwner: (req) =>

@@ -31,6 +31,8 @@ function errorsOf(def: RouteDef): Map<number, string[]> {
     codes.push('SANDBOX_EXPIRED', def.auth.deniedCode ?? 'API_SCOPE_DENIED');
     if (def.auth.minTier && def.auth.deniedCode !== 'FORBIDDEN') codes.push('FORBIDDEN');
     if (def.rateLimited !== false) codes.push('RATE_LIMITED');
+  } else if (def.rateLimited !== false) {
+    codes.push('RATE_LIMITED'); // the per-client-IP budget (IP_RATE_LIMITS)
   }
   if (def.idempotency && def.idempotency !== 'none')
     add(409, '(no code: Idempotency-Key reused with another request)');

@@ -18,7 +18,9 @@ export {
   type Granularity,
   type ProductView,
 } from './model.js';
-export { ProductCreateSchema } from './input.js';
+export { ProductCreateSchema, ProductUpdateSchema } from './input.js';
+export { ProductSchema } from './api-schemas.js';
+export { updateProduct } from './update.js';
 export { prepareCreate, type Prepared, type WriteContext } from './rules.js';
 
 /** Every product operation; /products/categories is mounted before /products/{id}. */

@@ -27,9 +27,7 @@ export async function findIdempotencyKey(
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .executeTakeFirst();
 }
 
@@ -68,9 +66,7 @@ export async function takeOverIdempotencyKey(
   const taken = await db
     .updateTable('idempotency_keys')
     .set({ locked_at: now })
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .where('state', '=', 'running')
     .where('locked_at', '=', lockedAt)
     .executeTakeFirst();
@@ -91,9 +87,7 @@ export async function completeIdempotencyKey(
       response_body: answer.body,
       response_headers: answer.headers,
     })
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .execute();
 }
 
@@ -132,9 +126,7 @@ export async function deleteExpiredIdempotencyKey(
 ): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .where('expires_at', '<=', now)
     .execute();
 }
@@ -147,9 +139,7 @@ export async function deleteIdempotencyKeyExpiringAt(
 ): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .where('expires_at', '=', expiresAt)
     .execute();
 }
@@ -158,9 +148,7 @@ export async function deleteIdempotencyKeyExpiringAt(
 export async function releaseIdempotencyKey(db: Db, ref: IdempotencyKeyRef): Promise<void> {
   await db
     .deleteFrom('idempotency_keys')
-    .where('tenant_id', '=', ref.tenantId)
-    .where('route', '=', ref.route)
-    .where('key', '=', ref.key)
+    .where((eb) => eb.and(keyColumns(ref)))
     .where('state', '=', 'running')
     .execute();
 }

@@ -30,6 +30,8 @@ export type * from './schema-products.js';
 export interface TenantTable {
   id: string;
   name: string;
+  /** The public company slug (migration 0012; tenants/slug.ts). */
+  slug: string;
   tier: string;
   sandbox: number;
   sandbox_expires_at: string | null;

@@ -10,7 +10,7 @@ import {
   type TestControlPlane,
 } from '@dpp/testkit';
 import { emitEvent } from '@dpp/testkit/webhooks';
-import { startReceiver } from '../webhooks/test-receiver.js';
+import { startReceiver } from '@dpp/testkit/webhooks';
 import { SecretBox, sealStoredSecrets, secretContext } from './secrets.js';
 
 const key = randomBytes(32);

@@ -2,14 +2,17 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { recordAudit } from '../audit/index.js';
 import type { Tier } from '../config/index.js';
 import type { TenantInfo } from '../http/index.js';
-import type { Db } from '../store/index.js';
+import { type Db, isUniqueViolation } from '../store/index.js';
 import { hashPassword, verifyPassword } from './passwords.js';
+import { SlugTakenError, slugProblem, slugTaken } from './slug.js';
 import { findTenant, insertTenant } from './tenants.js';
 
 export const SESSION_TTL_MS = 12 * 3_600_000;
 
 export interface SignupInput {
   workspaceName: string;
+  /** The public company slug; made from the workspace name when absent. */
+  companySlug?: string | undefined;
   email: string;
   password: string;
   tier?: Tier;
@@ -18,7 +21,7 @@ export interface SignupInput {
 }
 
 export interface SignupProblem {
-  field: 'workspaceName' | 'email' | 'password';
+  field: 'workspaceName' | 'companySlug' | 'email' | 'password';
   message: string;
 }
 
@@ -38,6 +41,8 @@ export function checkSignup(input: SignupInput): SignupProblem[] {
   if (input.workspaceName.trim().length < 2 || input.workspaceName.length > 100) {
     problems.push({ field: 'workspaceName', message: 'Workspace name must be 2 to 100 characters' });
   }
+  const slugIssue = input.companySlug ? slugProblem(input.companySlug) : null;
+  if (slugIssue) problems.push({ field: 'companySlug', message: slugIssue });
   if (!EMAIL.test(input.email) || input.email.length > 254) {
     problems.push({ field: 'email', message: 'Enter a valid email address' });
   }
@@ -54,13 +59,21 @@ export function checkSignup(input: SignupInput): SignupProblem[] {
 export async function signUp(db: Db, input: SignupInput): Promise<{ tenant: TenantInfo; userId: string }> {
   const email = input.email.trim().toLowerCase();
   const passwordHash = await hashPassword(input.password);
-  try {
-    return await insertAccount(db, input, email, passwordHash);
-  } catch (err) {
-    // Two sign-ups racing with one email: the unique index decides, and the loser hears it plainly.
-    const taken = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
-    if (taken) throw new EmailTakenError();
-    throw err;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await insertAccount(db, input, email, passwordHash);
+    } catch (err) {
+      // A taken slug answers the same whatever the email (insertAccount checks it first).
+      if (err instanceof SlugTakenError) throw err;
+      // Two sign-ups racing with one email: the unique index decides, and the loser hears it plainly.
+      const taken = await db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
+      if (taken) throw new EmailTakenError();
+      if (!isUniqueViolation(err)) throw err;
+      // A chosen slug another sign-up took meanwhile is refused; one made from the name is made again.
+      if (input.companySlug && (await slugTaken(db, input.companySlug)))
+        throw new SlugTakenError(input.companySlug);
+      if (tries >= 3) throw err;
+    }
   }
 }
 
@@ -71,11 +84,15 @@ async function insertAccount(
   passwordHash: string,
 ): Promise<{ tenant: TenantInfo; userId: string }> {
   return db.transaction().execute(async (trx) => {
+    // The slug before the email: a taken slug answers the same whether the email has an account or not.
+    if (input.companySlug && (await slugTaken(trx, input.companySlug)))
+      throw new SlugTakenError(input.companySlug);
     const taken = await trx.selectFrom('users').select('id').where('email', '=', email).executeTakeFirst();
     if (taken) throw new EmailTakenError();
     const sandbox = input.sandbox ?? false;
     const tenant = await insertTenant(trx, {
       name: input.workspaceName.trim(),
+      ...(input.companySlug ? { slug: input.companySlug } : {}),
       tier: input.tier ?? 'free',
       sandbox,
       sandboxExpiresAt: sandbox

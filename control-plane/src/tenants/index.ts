@@ -4,3 +4,4 @@ export * from './routes.js';
 export * from './seed.js';
 export * from './tenants.js';
 export * from './passwords.js';
+export * from './slug.js';

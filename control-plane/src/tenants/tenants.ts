@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { type Tier, TIERS } from '../config/index.js';
 import type { TenantInfo } from '../http/index.js';
 import type { Db, TenantTable } from '../store/index.js';
+import { freeSlug, slugFrom } from './slug.js';
 
-export function toTenantInfo(row: TenantTable): TenantInfo {
+export function toTenantInfo(row: Omit<TenantTable, 'slug'>): TenantInfo {
   return {
     id: row.id,
     name: row.name,
@@ -16,6 +17,8 @@ export function toTenantInfo(row: TenantTable): TenantInfo {
 export interface NewTenant {
   id?: string;
   name: string;
+  /** The public company slug; made from the name (and made unique) when absent. */
+  slug?: string;
   tier: Tier;
   sandbox: boolean;
   sandboxExpiresAt: string | null;
@@ -25,6 +28,7 @@ export async function insertTenant(db: Db, t: NewTenant): Promise<TenantInfo> {
   const row: TenantTable = {
     id: t.id ?? randomUUID(),
     name: t.name,
+    slug: t.slug ?? (await freeSlug(db, slugFrom(t.name))),
     tier: t.tier,
     sandbox: t.sandbox ? 1 : 0,
     sandbox_expires_at: t.sandboxExpiresAt,

@@ -1,5 +1,6 @@
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Config } from '../config/index.js';
+import { failedAttemptThrottle, ipRateLimit, type IpLimiter, type Refusal } from '../http/index.js';
 import type { Logger } from '../logging/logger.js';
 import type { Mailer } from '../mail/index.js';
 import type { Store } from '../store/index.js';
@@ -7,7 +8,7 @@ import { html } from './html.js';
 import { seeOther, sendPage } from './layout.js';
 import { currentSession, sameOriginOnly, signedIn } from './session.js';
 import { devicePages } from './devices.js';
-import { createKey, revokeKey, rotateKey, settingsPage } from './settings.js';
+import { changeWorkspaceSlug, createKey, revokeKey, rotateKey, settingsPage } from './settings.js';
 import { signinPage, signinSubmit, signout } from './signin.js';
 import { signupPage, signupSubmit } from './signup.js';
 
@@ -18,6 +19,8 @@ export interface WebDeps {
   mailer: Mailer;
   /** Closes a revoked device's MQTT session. */
   onDeviceRevoked?: (deviceId: string) => void;
+  /** Budgets per client IP: sign-in and sign-up spend `credentials`, failed sign-ins `failures`. */
+  ipLimiter: IpLimiter;
 }
 
 function errorPage(title: string, message: string) {
@@ -27,6 +30,22 @@ function errorPage(title: string, message: string) {
     <p><a href="/">Back to the start</a></p>
   </section>`;
 }
+
+/** A spent budget on a form: a page that says when to try again, 429 with Retry-After. */
+const tooMany =
+  (now: () => number): Refusal =>
+  (_req, res, _next, d) => {
+    const retryAfter = Math.max(1, d.resetAt - Math.floor(now() / 1000));
+    res.setHeader('Retry-After', String(retryAfter));
+    sendPage(res, {
+      status: 429,
+      title: 'Too many attempts',
+      main: errorPage(
+        'Too many attempts',
+        `Too many attempts from your address. Please try again in ${retryAfter} seconds.`,
+      ),
+    });
+  };
 
 /** Renders failures of the pages as pages, never as JSON and never with a stack trace. */
 function pageErrors(log: Logger): ErrorRequestHandler {
@@ -65,12 +84,16 @@ export function webRouter(deps: WebDeps): Router {
     seeOther(res, (await currentSession(db, req)) ? '/settings' : '/signin'),
   );
   router.get('/signup', signupPage(deps));
-  router.post('/signup', sameOriginOnly(), form, signupSubmit(deps));
+  const now = Date.now;
+  const credentials = ipRateLimit(deps.ipLimiter, 'credentials', now, tooMany(now));
+  const failures = failedAttemptThrottle(deps.ipLimiter, (status) => status === 401, now, tooMany(now));
+  router.post('/signup', credentials, sameOriginOnly(), form, signupSubmit(deps));
   router.get('/signin', signinPage(deps));
-  router.post('/signin', sameOriginOnly(), form, signinSubmit(deps));
+  router.post('/signin', credentials, failures, sameOriginOnly(), form, signinSubmit(deps));
   router.post('/signout', form, signedIn(db, signout(deps)));
   router.get('/settings', signedIn(db, settingsPage(deps)));
   router.post('/settings/api-keys', form, signedIn(db, createKey(deps)));
+  router.post('/settings/workspace/slug', form, signedIn(db, changeWorkspaceSlug(deps)));
   router.post('/settings/api-keys/:id/rotate', form, signedIn(db, rotateKey(deps)));
   router.post('/settings/api-keys/:id/revoke', form, signedIn(db, revokeKey(deps)));
   const devices = devicePages({ ...deps, onDeviceRevoked: deps.onDeviceRevoked ?? (() => undefined) });

@@ -24,6 +24,8 @@ export interface SettingsView {
   problem?: string;
   /** A key just created or rotated: its secret is shown in this response and never again. */
   fresh?: { key: ApiKeyView & { secret: string }; rotated: boolean };
+  /** The workspace's public company slug, and what the user typed when it is shown again with an error. */
+  slug: { current: string; typed?: string; error?: string };
 }
 
 /** Selects the secret on focus and copies it on click; allowed by the page's CSP nonce. */
@@ -61,13 +63,16 @@ function scopeList(scopes: readonly string[]): SafeHtml {
   )}`;
 }
 
-function workspace(session: Session): SafeHtml {
+function workspace(session: Session, slug: SettingsView['slug']): SafeHtml {
   const t = session.tenant;
+  const errors: FieldErrors = slug.error ? { slug: slug.error } : {};
   return html`<section class="card" aria-labelledby="ws">
     <h2 id="ws">Workspace</h2>
     <dl>
       <dt>Name</dt>
       <dd>${t.name}</dd>
+      <dt>Public company slug</dt>
+      <dd><code>${slug.current}</code></dd>
       <dt>Tier</dt>
       <dd>${t.tier}</dd>
       <dt>Sandbox</dt>
@@ -75,6 +80,23 @@ function workspace(session: Session): SafeHtml {
       <dt>Signed in as</dt>
       <dd>${session.email}</dd>
     </dl>
+    <form method="post" action="/settings/workspace/slug" novalidate>
+      ${csrf(session)} ${errorSummary(errors)}
+      ${input(
+        {
+          name: 'slug',
+          label: 'Change the public company slug',
+          type: 'text',
+          value: slug.typed ?? slug.current,
+          autocomplete: 'off',
+          hint: 'Used in public addresses such as your security advisory feed; the old one stops working at once.',
+          required: true,
+          maxlength: 40,
+        },
+        errors,
+      )}
+      <div class="actions"><button class="secondary" type="submit">Change slug</button></div>
+    </form>
   </section>`;
 }
 
@@ -217,7 +239,7 @@ export function renderSettings(res: Response, view: SettingsView): void {
       <p><a href="/settings/devices">Devices and enrollment tokens →</a></p>
       ${view.problem ? html`<div class="alert bad" role="alert">${view.problem}</div>` : ''}
       ${view.notice ? html`<div class="alert good" role="status">${view.notice}</div>` : ''}
-      ${view.fresh ? freshSecret(view.fresh) : ''} ${workspace(session)}
+      ${view.fresh ? freshSecret(view.fresh) : ''} ${workspace(session, view.slug)}
       <section class="card" aria-labelledby="keys-h">
         <h2 id="keys-h">API keys</h2>
         ${keyTable(session, view.keys)}

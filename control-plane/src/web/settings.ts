@@ -1,8 +1,19 @@
 import { ALL_SCOPES, API_KEY_SCOPES } from '@dpp/shared';
 import type { Request, Response } from 'express';
 import { ApiError } from '../http/index.js';
-import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey, type Session } from '../tenants/index.js';
-import type { Db } from '../store/index.js';
+import { recordAudit } from '../audit/index.js';
+import { type Db, isUniqueViolation } from '../store/index.js';
+import {
+  SlugTakenError,
+  changeSlug,
+  createApiKey,
+  listApiKeys,
+  revokeApiKey,
+  rotateApiKey,
+  slugOf,
+  slugProblem,
+  type Session,
+} from '../tenants/index.js';
 import { formString, formStrings, type FieldErrors } from './forms.js';
 import type { WebDeps } from './index.js';
 import { seeOther } from './layout.js';
@@ -15,12 +26,43 @@ const GRANTABLE: ReadonlySet<string> = new Set([ALL_SCOPES, ...API_KEY_SCOPES]);
 /** Fixed messages a redirect may name; the query string never carries free text. */
 const NOTICES: Readonly<Record<string, string>> = {
   revoked: 'The key was revoked. It stops working at once.',
+  'slug-changed': 'The public company slug was changed.',
 };
 
-type View = Omit<SettingsView, 'session' | 'keys'>;
+type View = Omit<SettingsView, 'session' | 'keys' | 'slug'> & {
+  slug?: Omit<SettingsView['slug'], 'current'>;
+};
 
 async function show(db: Db, res: Response, session: Session, view: View): Promise<void> {
-  renderSettings(res, { ...view, session, keys: await listApiKeys(db, session.tenant.id) });
+  const slug = { ...view.slug, current: await slugOf(db, session.tenant.id) };
+  renderSettings(res, { ...view, session, keys: await listApiKeys(db, session.tenant.id), slug });
+}
+
+/** Changes the workspace's public company slug: valid and not another workspace's, else the form again. */
+export function changeWorkspaceSlug(deps: WebDeps): SessionHandler {
+  const { db } = deps.store;
+  return async (req, res, session) => {
+    const typed = formString(req, 'slug').trim().toLowerCase();
+    const problem = slugProblem(typed);
+    if (problem) return show(db, res, session, { status: 400, slug: { typed, error: problem } });
+    try {
+      await changeSlug(db, session.tenant.id, typed);
+    } catch (err) {
+      if (!(err instanceof SlugTakenError) && !isUniqueViolation(err)) throw err;
+      return show(db, res, session, {
+        status: 409,
+        slug: { typed, error: 'This slug is taken: choose another' },
+      });
+    }
+    await recordAudit(db, {
+      tenantId: session.tenant.id,
+      ...auditOf(req, session),
+      action: 'tenant.slug_changed',
+      resource: { type: 'tenant', id: session.tenant.id },
+      details: { slug: typed },
+    });
+    seeOther(res, '/settings?notice=slug-changed');
+  };
 }
 
 function auditOf(req: Request, session: Session) {

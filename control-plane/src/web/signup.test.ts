@@ -25,7 +25,7 @@ describe.each(testDialects())('sign-up and sign-in pages (%s)', (dialect) => {
     expect(page.headers.get('cache-control')).toBe('no-store');
     expect(page.text).toMatch(/<meta name="viewport" content="width=device-width, initial-scale=1"/);
     const ids = [...page.text.matchAll(/<input\s+id="([^"]+)"/g)].map((m) => m[1]);
-    expect(ids).toEqual(['f-workspaceName', 'f-email', 'f-password', 'f-sandbox']);
+    expect(ids).toEqual(['f-workspaceName', 'f-companySlug', 'f-email', 'f-password', 'f-sandbox']);
     for (const id of ids) expect(page.text).toContain(`for="${id}"`);
     expect(visibleText(page.text)).toContain('Sandbox workspace (30 days)');
   });
@@ -117,7 +117,10 @@ describe.each(testDialects())('sign-up and sign-in pages (%s)', (dialect) => {
     /** What a browser can observe of an answer; only the date and the correlation id may differ. */
     const observed = (res: PageResponse) => {
       const headers = Object.fromEntries(
-        [...res.headers].filter(([name]) => name !== 'date' && name !== 'x-correlation-id'),
+        // The date, the correlation id and the per-IP budget left differ by request, not by account.
+        [...res.headers].filter(
+          ([name]) => name !== 'date' && name !== 'x-correlation-id' && name !== 'x-ratelimit-remaining',
+        ),
       );
       return { status: res.status, headers, cookies: res.headers.getSetCookie(), body: res.text };
     };

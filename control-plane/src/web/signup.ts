@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { MailMessage } from '../mail/index.js';
-import { EmailTakenError, checkSignup, signUp, type SignupInput } from '../tenants/index.js';
+import { EmailTakenError, SlugTakenError, checkSignup, signUp, type SignupInput } from '../tenants/index.js';
 import { errorSummary, formString, input, type FieldErrors } from './forms.js';
 import { html } from './html.js';
 import { seeOther, sendPage } from './layout.js';
@@ -11,6 +11,7 @@ export const SANDBOX_DAYS = 30;
 
 interface SignupForm {
   workspaceName: string;
+  companySlug: string;
   email: string;
   sandbox: boolean;
 }
@@ -33,6 +34,18 @@ function renderSignup(res: Response, status: number, form: SignupForm, errors: F
             hint: 'Usually your company name. 2 to 100 characters.',
             required: true,
             maxlength: 100,
+          },
+          errors,
+        )}
+        ${input(
+          {
+            name: 'companySlug',
+            label: 'Public company slug (optional)',
+            type: 'text',
+            value: form.companySlug,
+            autocomplete: 'off',
+            hint: 'How your company appears in public addresses, such as your security advisory feed. Lower-case letters, digits and hyphens; made from the workspace name if left empty. You can change it in settings.',
+            maxlength: 40,
           },
           errors,
         )}
@@ -81,7 +94,7 @@ export function signupPage(deps: WebDeps) {
   const { db } = deps.store;
   return async (req: Request, res: Response): Promise<void> => {
     if (await currentSession(db, req)) return seeOther(res, '/settings');
-    renderSignup(res, 200, { workspaceName: '', email: '', sandbox: false });
+    renderSignup(res, 200, { workspaceName: '', companySlug: '', email: '', sandbox: false });
   };
 }
 
@@ -129,11 +142,13 @@ export function signupSubmit(deps: WebDeps) {
   return async (req: Request, res: Response): Promise<void> => {
     const form: SignupForm = {
       workspaceName: formString(req, 'workspaceName'),
+      companySlug: formString(req, 'companySlug').trim().toLowerCase(),
       email: formString(req, 'email').trim(),
       sandbox: formString(req, 'sandbox') === 'on',
     };
     const signup: SignupInput = {
       ...form,
+      companySlug: form.companySlug || undefined,
       password: formString(req, 'password'),
       tier: 'free',
       sandboxDays: SANDBOX_DAYS,
@@ -152,6 +167,10 @@ export function signupSubmit(deps: WebDeps) {
       deps.log.info({ ...fields, tenant: created.tenant.id }, 'workspace signed up');
       mail = welcomeMail(to, base);
     } catch (err) {
+      if (err instanceof SlugTakenError)
+        return renderSignup(res, 409, form, {
+          companySlug: 'This slug is taken: choose another, or leave it empty',
+        });
       if (!(err instanceof EmailTakenError)) throw err;
       deps.log.info(fields, 'sign-up with a taken email: nothing created, owner told by mail');
       mail = emailTakenMail(to, base);

@@ -142,3 +142,12 @@ export const RESULT_EVIDENCE = {
 } satisfies { [S in ResultState]: z.ZodObject<Record<(typeof EVIDENCE_KIND)[S], z.ZodType>> };
 
 export type Failure = z.infer<typeof FailureSchema>;
+
+/**
+ * The artifact a result in state S carries.
+ *
+ * @example
+ * const receipt: EvidenceOf<'SPOOL_SUBMITTED'> = { printer: 'line-1', transport: 'tcp', ... }
+ */
+export type EvidenceOf<S extends ResultState> =
+  z.infer<(typeof RESULT_EVIDENCE)[S]> extends infer E ? E[keyof E] : never; // each has its one artifact

@@ -86,13 +86,21 @@ export const ClaimRequestSchema = z
   .meta({ id: 'ClaimRequest' });
 export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
 
-/** The `data` of a 200 claim: the job, the attempt that fences its results, the envelope and the lease. */
-export const ClaimedSchema = z.object({
-  job: PrintJobSchema,
-  attemptId: z.uuid(),
-  envelope: z.string(),
-  leaseExpiresAt: z.iso.datetime(),
-});
+/**
+ * The `data` of a 200 claim: the job, the attempt that fences its results (`attempt_id`, the spec's name, as in
+ * every request that sends it back), the envelope and the lease.
+ */
+export const ClaimedSchema = z
+  .object({
+    job: PrintJobSchema,
+    attempt_id: z.uuid().meta({
+      description:
+        'The attempt this claim opened: send it back as attempt_id with every heartbeat and result',
+    }),
+    envelope: z.string().meta({ description: 'The signed AIDC envelope (compact JWS) of this attempt' }),
+    leaseExpiresAt: z.iso.datetime(),
+  })
+  .meta({ id: 'Claimed' });
 export type Claimed = z.infer<typeof ClaimedSchema>;
 
 /** POST /aidc/jobs/{ref}/heartbeat. */

@@ -9,6 +9,8 @@ import * as m0007 from './0007_aidc.js';
 import * as m0008 from './0008_rate_windows.js';
 import * as m0009 from './0009_send_gate.js';
 import * as m0010 from './0010_one_open_job_per_serial.js';
+import * as m0011 from './0011_market_status.js';
+import * as m0012 from './0012_tenant_slug.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -25,6 +27,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008_rate_windows': m0008,
   '0009_send_gate': m0009,
   '0010_one_open_job_per_serial': m0010,
+  '0011_market_status': m0011,
+  '0012_tenant_slug': m0012,
 };
 
 export const migrationProvider: MigrationProvider = {
