@@ -1,5 +1,6 @@
 /**
- * The API walkthrough (docs/api-walkthrough.md) runs as written. Its ```sh blocks, in order, run in one bash
+ * The API walkthrough (docs/api-walkthrough.md, then its part 2, api-walkthrough-print.md) runs as written.
+ * Their ```sh blocks, in order, run in one bash
  * against `npm start`'s own entry point (demo workspace, SQLite, no simulated floor), in a fresh folder, with
  * only the key and the URL taken from what the control plane printed instead of the placeholders a reader
  * replaces. `set -eu`: a command that fails, a helper that cannot parse an answer, or a variable never set
@@ -65,9 +66,11 @@ describe('the API walkthrough', () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it('runs every shell snippet of docs/api-walkthrough.md, in order, against npm start', async () => {
-    const page = await readFile(path.join(repo, 'docs/api-walkthrough.md'), 'utf8');
-    const blocks = shellBlocks(page);
+  it('runs every shell snippet of the API walkthrough, in order, against npm start', async () => {
+    const pages = ['docs/api-walkthrough.md', 'docs/api-walkthrough-print.md'];
+    const blocks = (await Promise.all(pages.map((p) => readFile(path.join(repo, p), 'utf8')))).flatMap(
+      shellBlocks,
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(6);
     // The two placeholders the reader fills in from what npm start printed.
     const first = blocks[0]!.split('\n');

@@ -121,7 +121,7 @@ describe.each(testDialects())('npm start on %s: the control plane killed mid-run
       const apiKey = await until(
         'the demo API key',
         () => /Demo API key \(all scopes\): (\S+)/.exec(first.output())?.[1] ?? null,
-        60_000,
+        120_000, // a cold start compiles the control plane with tsx; on a busy 2-core runner that is slow
       );
       // Mid-run: a fifth of the labels are out.
       await until(
@@ -141,7 +141,7 @@ describe.each(testDialects())('npm start on %s: the control plane killed mid-run
 
       const second = startDev({ ...env, DPP_DEMO_LABELS: '5' });
       running.push(second);
-      await until('the floor adopted', () => (/adopted/.test(second.output()) ? true : null), 60_000);
+      await until('the floor adopted', () => (/adopted/.test(second.output()) ? true : null), 120_000);
       const base = `http://127.0.0.1:${env.PORT}`;
       const jobs = async () => {
         const out: { jobRef: string; serial: string; gtin: string; state: string; attemptCount: number }[] =
