@@ -35,12 +35,20 @@ function startDev(env: Record<string, string>): Started {
   return { child, output: () => output };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | null> | T | null, timeoutMs: number): Promise<T> {
+/** Polls `fn` until it answers non-null; a timeout names what it waited for and ends with the process's output. */
+async function until<T>(
+  what: string,
+  fn: () => Promise<T | null> | T | null,
+  timeoutMs: number,
+  output: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
     if (v !== null) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) {
+      throw new Error(`timed out waiting for ${what}; the control plane's output ends:\n${output().slice(-4000)}`);
+    }
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -122,12 +130,14 @@ describe.each(testDialects())('npm start on %s: the control plane killed mid-run
         'the demo API key',
         () => /Demo API key \(all scopes\): (\S+)/.exec(first.output())?.[1] ?? null,
         120_000, // a cold start compiles the control plane with tsx; on a busy 2-core runner that is slow
+        first.output,
       );
       // Mid-run: a fifth of the labels are out.
       await until(
         'labels coming out',
         async () => ((await labelsOut(dataDir)).length >= LABELS / 5 ? true : null),
         120_000,
+        first.output,
       );
       first.child.kill('SIGKILL');
       await exited(first.child);
@@ -141,7 +151,12 @@ describe.each(testDialects())('npm start on %s: the control plane killed mid-run
 
       const second = startDev({ ...env, DPP_DEMO_LABELS: '5' });
       running.push(second);
-      await until('the floor adopted', () => (/adopted/.test(second.output()) ? true : null), 120_000);
+      await until(
+        'the floor adopted',
+        () => (/adopted/.test(second.output()) ? true : null),
+        120_000,
+        second.output,
+      );
       const base = `http://127.0.0.1:${env.PORT}`;
       const jobs = async () => {
         const out: { jobRef: string; serial: string; gtin: string; state: string; attemptCount: number }[] =
