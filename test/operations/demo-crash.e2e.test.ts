@@ -47,7 +47,9 @@ async function until<T>(
     const v = await fn();
     if (v !== null) return v;
     if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}; the control plane's output ends:\n${output().slice(-4000)}`);
+      throw new Error(
+        `timed out waiting for ${what}; the control plane's output ends:\n${output().slice(-4000)}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 200));
   }
