@@ -265,6 +265,37 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
   );
 
   it(
+    'agent killed while its label is under the head: the printer still counts the format, yet the restarted agent does not send it again',
+    { timeout: 120_000 },
+    async () => {
+      // Each label spends 3 s under the head; ~HS counts its format meanwhile and ~JA cannot stop it.
+      const { product, name, floor } = await setUp(1, { sim: { headMs: 3000 } }, {}, false);
+      const sim = floor.printers[name]!;
+      const child = agentProcess(floor.configFile);
+      let ref: string;
+      try {
+        const underTheHead = new Promise<void>((r) => sim.events.on('formatReceived', () => r()));
+        ref = (await queue(product, name))[0]!;
+        await underTheHead;
+      } finally {
+        await kill(child);
+      }
+      expect(sim.status().formatsInBuffer).toBe(1);
+      const agent = await floor.startAgent();
+      const waiting = () => agent.status().jobs.current.find((j) => j.jobRef === ref)?.waitingFor ?? null;
+      // The count fell while the agent watched the paused printer: a label came out, so a person decides.
+      await expect.poll(waiting, { timeout: 20_000 }).toBe('attestation');
+      expect(sim.labels).toHaveLength(1);
+      agent.attest(ref, { id: 'sup-1', name: 'Ana' }, 'label found in the tray');
+      await waitFinished(t, key, product, 60_000);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(1);
+      expect([...o.goodLabels.values()]).toEqual([1]);
+      expect(sim.labels).toHaveLength(1);
+    },
+  );
+
+  it(
     'agent killed after its label came out, waiting for a supervisor: the restarted agent resumes the attempt; one label, sealed once',
     { timeout: 120_000 },
     async () => {

@@ -103,6 +103,12 @@ export const PrinterConfigSchema = z
     printTimeoutMs: positiveMs.default(60_000),
     /** How long a claimed job waits for a printer that is not ready before it fails. */
     readyTimeoutMs: positiveMs.default(30_000),
+    /**
+     * The longest one label takes under the head (print, and encode with every RFID retry). After a restart or
+     * a dropped line, a format the printer holds counts as never started only once the paused printer's count
+     * has held still this long.
+     */
+    longestLabelMs: positiveMs.default(3000),
   })
   .strict()
   .superRefine((p, ctx) => {

@@ -71,8 +71,9 @@ export async function awaitPrinted(
 
 /**
  * After the label was sent and the printer link failed (`err`): asks the printer, for up to its ready
- * timeout, what it holds. Formats still held are cancelled, and then the label provably did not come out
- * (true: the job may fail and be printed again). Nothing held, or no answer: it may be out (false).
+ * timeout, what it holds. When it provably never started the label (held, then cancelled) the answer is true:
+ * the job may fail and be printed again. Nothing held, a label that came out meanwhile, or no answer: it may
+ * be out (false).
  */
 export async function provablyNotOut(run: RunContext, err: unknown): Promise<boolean> {
   const d = run.deps;
@@ -81,11 +82,12 @@ export async function provablyNotOut(run: RunContext, err: unknown): Promise<boo
   run.setStep('waiting_printer', 'asking the printer whether the label came out');
   for (;;) {
     run.checkAbort();
-    const status = await d.printer.status().catch(() => null);
-    if (status) {
-      if (status.formatsInBuffer === 0) return false;
-      await d.printer.cancelHeld();
-      run.log.info({ held: status.formatsInBuffer }, 'the label was still held in the printer; cancelled');
+    const held = await d.printer
+      .cancelUnstarted(d.printerConfig.longestLabelMs, run.signal)
+      .catch((e: unknown) => (inDoubt(e) ? undefined : Promise.reject(e)));
+    if (held !== undefined) {
+      if (held === null || held === 0) return false;
+      run.log.info({ held }, 'the label was still held in the printer, never started; cancelled');
       return true;
     }
     if (d.now() >= deadline) return false;

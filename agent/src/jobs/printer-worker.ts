@@ -135,14 +135,18 @@ export class PrinterWorker {
   }
 
   /**
-   * Like `cancelHeld`, first counting the formats the printer holds: how many labels sent earlier never
-   * came out (0 when it held none, or on a one-way line that cannot tell).
+   * At start-up, for an attempt left unfinished: cancels what the printer holds and answers how many formats
+   * provably never started (so never came out); 0 when it held none or cannot tell (see `cancelUnstarted`).
    */
   async clearHeld(): Promise<number> {
     if (!this.opts.driver.twoWay) return 0;
-    const status = await this.opts.driver.status().catch(() => null);
-    await this.opts.driver.cancelHeld();
-    return status?.formatsInBuffer ?? 0;
+    const { driver } = this.opts;
+    const held = await driver.cancelUnstarted(this.opts.config.longestLabelMs).catch(async (err: unknown) => {
+      // It does not answer: whatever it holds must still never print later.
+      await driver.cancelHeld().catch(() => undefined);
+      throw err;
+    });
+    return held ?? 0;
   }
 
   /** Closes the printer's line (after `stop`). */

@@ -28,6 +28,11 @@ export class OneWayPrinter implements PrinterDriver {
 
   async cancelHeld(): Promise<void> {}
 
+  /** A one-way line cannot tell what the printer holds. */
+  cancelUnstarted(): Promise<number | null> {
+    return Promise.resolve(null);
+  }
+
   close(): Promise<void> {
     return this.transport.close();
   }

@@ -41,5 +41,12 @@ export interface PrinterDriver {
   awaitCompletion(options: CompletionOptions): Promise<Completion>;
   /** Drops formats held in the printer (after a failed encode or a timeout), so they never print later. */
   cancelHeld(): Promise<void>;
+  /**
+   * After the agent lost track of a label it sent (a restart, a dropped line): cancels what the printer holds
+   * and answers how many formats provably never started printing, so never came out (0 when it held none,
+   * null when it cannot tell: a one-way line, no `~HS` count, or a format still there after the cancel).
+   * `settleMs` is the longest one label takes under the head; see the ZPL driver.
+   */
+  cancelUnstarted(settleMs: number, signal?: AbortSignal): Promise<number | null>;
   close(): Promise<void>;
 }

@@ -170,3 +170,70 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     expect(sim.labels).toHaveLength(0);
   });
 });
+
+/**
+ * What the agent may conclude after it lost track of a label (a restart, a dropped line): a format the printer
+ * held and never started can be cancelled and printed again; a label already under the head cannot be
+ * stopped and comes out, although `~HS` still counts its format.
+ */
+describe('ZplPrinter.cancelUnstarted', () => {
+  let sim: PrinterHandle;
+  let driver: ZplPrinter;
+
+  async function start(headMs: number) {
+    sim = await startPrinter({ transport: 'tcp', port: 0, headMs });
+    driver = new ZplPrinter({
+      name: 'zebra-1',
+      transport: new LineTransport('tcp', new TcpLink({ host: '127.0.0.1', port: sim.port! })),
+      statusTimeoutMs: 700,
+      pollMs: 50,
+    });
+  }
+  async function underTheHead(serial: string) {
+    const { payload } = await label(serial, false);
+    const started = new Promise((r) => sim.events.on('formatReceived', r));
+    await driver.send(payload);
+    await started;
+    await new Promise((r) => setTimeout(r, 50));
+    expect((await driver.status()).formatsInBuffer).toBe(1);
+  }
+
+  afterEach(async () => {
+    await driver?.close();
+    await sim?.close();
+  });
+
+  it('does not count a label under the head as held: it comes out, and the answer is not "never started"', async () => {
+    await start(800);
+    await underTheHead('7101');
+    const held = await driver.cancelUnstarted(400);
+    expect(held === null || held === 0).toBe(true);
+    await sim.waitForLabels(1, 5000);
+    expect((await driver.status()).paused).toBe(false); // resumed: it was not paused before
+  });
+
+  it('counts and cancels a format the printer held, and never prints it later', async () => {
+    await start(0);
+    sim.faults.set('paused', true); // the operator paused it: the format waits in the buffer
+    const { payload } = await label('7102', false);
+    await driver.send(payload);
+    await expect.poll(async () => (await driver.status()).formatsInBuffer).toBe(1);
+    await expect(driver.cancelUnstarted(300)).resolves.toBe(1);
+    expect((await driver.status()).paused).toBe(true); // paused before: left paused for the operator
+    sim.resume();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sim.labels).toHaveLength(0);
+  });
+
+  it('cannot tell when a label takes longer than it was told one may: the format is still there after ~JA', async () => {
+    await start(1500);
+    await underTheHead('7103');
+    await expect(driver.cancelUnstarted(200)).resolves.toBeNull();
+    await sim.waitForLabels(1, 5000);
+  });
+
+  it('answers 0 at once when the printer holds nothing', async () => {
+    await start(0);
+    await expect(driver.cancelUnstarted(5000)).resolves.toBe(0);
+  });
+});

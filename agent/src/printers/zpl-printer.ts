@@ -9,8 +9,10 @@
  */
 import {
   ZPL_CANCEL_ALL,
+  ZPL_PAUSE,
   ZPL_QUERY_ERROR_STATUS,
   ZPL_QUERY_HOST_STATUS,
+  ZPL_RESUME,
   ZplResponseParser,
   type PrinterStatus,
   type ZplResponse,
@@ -243,6 +245,35 @@ export class ZplPrinter implements PrinterDriver {
 
   async cancelHeld(): Promise<void> {
     await this.link.write(Buffer.from(ZPL_CANCEL_ALL, 'latin1'));
+  }
+
+  /**
+   * `~HS` counts the format under the head among those in the buffer, and `~JA` cannot stop a label already
+   * printing (the printer finishes it), so a count and a cancel alone do not prove a label stays in. The
+   * printer is paused first (`~PP`: it finishes the label under the head, then starts no other); the count
+   * is trusted once it has held still for `settleMs`, longer than any one label takes; a count that drops
+   * meanwhile was a label coming out (perhaps the one in doubt: null). Then `~JA`, and a last `~HS` must show the buffer empty. The printer is
+   * resumed after, unless it was paused before.
+   */
+  async cancelUnstarted(settleMs: number, signal?: AbortSignal): Promise<number | null> {
+    const before = await this.status();
+    if (before.formatsInBuffer === null) return null;
+    if (before.formatsInBuffer === 0) return 0;
+    await this.link.write(Buffer.from(ZPL_PAUSE, 'latin1'));
+    try {
+      let count = before.formatsInBuffer;
+      let stillSince = Date.now();
+      while (Date.now() - stillSince < settleMs) {
+        await sleep(Math.min(this.options.pollMs ?? 100, settleMs), signal);
+        const now = (await this.status()).formatsInBuffer;
+        if (now === null || now < count) return null; // a label came out meanwhile: perhaps the one in doubt
+        if (now > count) [count, stillSince] = [now, Date.now()];
+      }
+      await this.cancelHeld();
+      return (await this.status()).formatsInBuffer === 0 ? count : null;
+    } finally {
+      if (!before.paused) await this.link.write(Buffer.from(ZPL_RESUME, 'latin1')).catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {

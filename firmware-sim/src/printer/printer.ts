@@ -37,6 +37,11 @@ export interface PrinterConfig {
    * says ("the printer will not send a response to the host if ... MEDIA OUT, RIBBON OUT, HEAD OPEN").
    */
   hostStatusWhenFaulted: 'answer' | 'silent';
+  /**
+   * How long each label is under the head before it comes out (on top of the time rendering takes). Meanwhile
+   * `~HS` still counts its format in the buffer and `~JA` cannot stop it, as on a real printer.
+   */
+  headMs: number;
   rfid: boolean;
   /** Until a format sends `^RS`: the printer's defaults (3 tries, error handling N). */
   rfidSetup: RfidSetup;
@@ -211,6 +216,7 @@ export class Printer {
     this.lengthDots = format.labelLengthDots ?? this.lengthDots;
     this.rfidSetup = { ...this.rfidSetup, ...format.rfidSetup };
     const settings = { widthDots: this.widthDots, lengthDots: this.lengthDots, rfidSetup: this.rfidSetup };
+    if (this.config.headMs > 0) await new Promise((r) => setTimeout(r, this.config.headMs));
     const result = await this.engine.run(job, format, settings, () => this.closed);
     if (result.printed || this.closed) {
       this.queue.shift();

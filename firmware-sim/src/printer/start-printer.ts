@@ -47,6 +47,8 @@ export interface StartPrinterOptions {
   keepLabels?: boolean;
   /** See {@link PrinterConfig.hostStatusWhenFaulted}; default `answer`. */
   hostStatusWhenFaulted?: 'answer' | 'silent';
+  /** See {@link PrinterConfig.headMs}; default 0. */
+  headMs?: number;
   /** The printer's RFID defaults before any `^RS`; default 3 tries, error handling N (Zebra's). */
   rfidDefaults?: { tries?: number; onError?: RfidErrorHandling };
   /** Whether an RFID encoder is fitted; default true. */
@@ -100,6 +102,7 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
       lengthDots: options.lengthDots ?? Math.round(6 * dpi),
       serial: serialFor(baud),
       hostStatusWhenFaulted: options.hostStatusWhenFaulted ?? 'answer',
+      headMs: options.headMs ?? 0,
       rfid: options.rfid ?? true,
       rfidSetup: {
         tagType: '8',
