@@ -18,6 +18,7 @@ import type { Mailer } from './mail/index.js';
 import { openApiRoutes } from './openapi/index.js';
 import { outboxBacklog } from './outbox/index.js';
 import type { SecretBox, Store } from './store/index.js';
+import { advisoryRoutes } from './advisories/index.js';
 import { type AidcRouteDeps, aidcRoutes } from './aidc/index.js';
 import type { Broker } from './broker/index.js';
 import { type DeviceService, deviceRoutes } from './devices/index.js';
@@ -139,6 +140,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       onGenerationQueued: () => deps.services.passports?.worker.wake(),
     }),
     ...publicRoutes({ db: store.db, registry: schemaRegistry, publicBaseUrl: config.publicBaseUrl }),
+    ...advisoryRoutes({ db: store.db, publicBaseUrl: config.publicBaseUrl, now }),
     ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),
   );
 

@@ -13,7 +13,7 @@ export type Environment = 'development' | 'test' | 'production';
  * `credentials` (OAuth token, device enrollment, sign-in, sign-up) and `failures` (failed sign-ins and
  * enrollments: once spent, even a right password waits for the window to end).
  */
-export const IP_CLASSES = ['public', 'credentials', 'failures'] as const;
+export const IP_CLASSES = ['public', 'credentials', 'failures', 'advisories'] as const;
 export type IpClass = (typeof IP_CLASSES)[number];
 
 export interface RateBudget {
@@ -88,6 +88,7 @@ export const DEFAULT_IP_RATE_LIMITS: Record<IpClass, RateBudget> = {
   public: { limit: 1200, windowSeconds: 60 },
   credentials: { limit: 120, windowSeconds: 60 },
   failures: { limit: 10, windowSeconds: 900 },
+  advisories: { limit: 60, windowSeconds: 60 },
 };
 
 export const DEFAULT_RATE_LIMITS: Record<Tier, RateBudget> = {

@@ -1,7 +1,7 @@
 /**
  * Budgets per client IP for the routes without a credential (configuration: IP_RATE_LIMITS), where no tenant
  * budget applies: the public passport and resolver (`public`), the OAuth token, device enrollment, sign-in
- * and sign-up (`credentials`), and failed sign-ins and enrollments (`failures`: spent, every attempt waits for
+ * and sign-up (`credentials`), the security advisory feed (`advisories`), and failed sign-ins and enrollments (`failures`: spent, every attempt waits for
  * the window to end, right password or not). The client IP is the socket's peer unless TRUST_PROXY names the
  * proxy in front (then X-Forwarded-For, as Express reads it). Counts are shared across replicas like the
  * tenant budgets (RateShare), under keys `ip:<class>:<address>`.
@@ -29,7 +29,7 @@ const keyOf = (cls: IpClass, req: Request) => `ip:${cls}:${clientAddress(req)}`;
 /** Counts the request against its client's budget of `cls`; over it, refused. */
 export function ipRateLimit(
   limiter: IpLimiter,
-  cls: 'public' | 'credentials',
+  cls: 'public' | 'credentials' | 'advisories',
   now: () => number = Date.now,
   refuse?: Refusal,
 ) {

@@ -84,7 +84,7 @@ interface RouteBase<B, Q, P> {
    * For an operation without a credential: which per-client-IP budget it spends (IP_RATE_LIMITS), `public` by
    * default, and the answer statuses that count as a failed attempt against the `failures` budget.
    */
-  ipLimit?: { budget: 'public' | 'credentials'; failedStatuses?: readonly number[] };
+  ipLimit?: { budget: 'public' | 'credentials' | 'advisories'; failedStatuses?: readonly number[] };
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth token endpoint, RFC 6749 §4.4.2). */
   acceptsForm?: boolean;
   /**

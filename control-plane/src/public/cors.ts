@@ -1,12 +1,16 @@
 import type { RequestHandler } from 'express';
 import { ApiError, errorReply, sendReply } from '../http/index.js';
 
-/** Paths anyone may read from any origin: the resolver, the public passport, the page, the description. */
+/**
+ * Paths anyone may read from any origin: the resolver, the public passport, the page, the description, the
+ * security advisory feed and its documents.
+ */
 const PUBLIC_PATHS = [
   /^\/01\/[^/]+\/21\/[^/]+\/?$/,
   /^\/api\/v2\/public\/passport\/[^/]+\/?$/,
   /^\/p\/[^/]+\/?$/,
   /^\/\.well-known\/gs1resolver\/?$/,
+  /^\/api\/v2\/public\/companies\/[^/]+\/security-advisories(?:\/[^/]+)?\/?$/,
 ];
 
 export function isPublicPath(path: string): boolean {

@@ -1,3 +1,4 @@
+import type { AdvisoryTables } from './schema-advisories.js';
 import type { AidcTables } from './schema-aidc.js';
 import type { CarrierTables } from './schema-carriers.js';
 import type { PassportTables } from './schema-passports.js';
@@ -127,7 +128,7 @@ export interface RateWindowTable {
   used: number;
 }
 
-export interface Database extends AidcTables, CarrierTables, PassportTables {
+export interface Database extends AdvisoryTables, AidcTables, CarrierTables, PassportTables {
   rate_windows: RateWindowTable;
   tenants: TenantTable;
   users: UserTable;

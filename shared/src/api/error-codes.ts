@@ -86,6 +86,10 @@ export const ERROR_CODES = {
    * serial; details.available says how many serials remain.
    */
   SERIAL_SPACE_EXHAUSTED: 422,
+  /** No workspace goes by this public company slug (the security advisory feed). */
+  COMPANY_NOT_FOUND: 404,
+  /** No security advisory with this id or tracking id in the workspace (or its public feed). */
+  ADVISORY_NOT_FOUND: 404,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

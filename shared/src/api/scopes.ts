@@ -21,6 +21,7 @@ export const SCOPES = {
   'compliance:read': 'Compliance selection and sector projectors',
   'webhooks:manage': 'Manage webhook subscriptions and deliveries',
   'keys:manage': 'List, rotate and revoke API keys',
+  'advisories:manage': 'Publish, read, update and withdraw security advisories',
   'devices:manage': 'Enrollment tokens, device list, revoke, key rotation',
   'aidc:jobs': 'Create, read, list and cancel print jobs',
   'aidc:device': 'Device tokens only: claim, heartbeat, result',

@@ -11,6 +11,7 @@ import * as m0009 from './0009_send_gate.js';
 import * as m0010 from './0010_one_open_job_per_serial.js';
 import * as m0011 from './0011_market_status.js';
 import * as m0012 from './0012_tenant_slug.js';
+import * as m0013 from './0013_security_advisories.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -29,6 +30,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0010_one_open_job_per_serial': m0010,
   '0011_market_status': m0011,
   '0012_tenant_slug': m0012,
+  '0013_security_advisories': m0013,
 };
 
 export const migrationProvider: MigrationProvider = {

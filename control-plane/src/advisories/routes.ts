@@ -1,0 +1,325 @@
+/**
+ * The advisory routes: the workspace's own (scope advisories:manage: publish, list, read, update, withdraw)
+ * and its public feed under the company slug (no credential, CORS, 60 requests a minute per client IP).
+ * The feed fails closed: whatever keeps it from being served whole answers 503
+ * SECURITY_ADVISORY_FEED_UNAVAILABLE, never a partial list; an unknown slug is 404 COMPANY_NOT_FOUND.
+ */
+import { z } from 'zod';
+import {
+  ApiError,
+  CursorQuery,
+  LimitQuery,
+  actorOf,
+  dataEnvelope,
+  pageEnvelope,
+  publicRoute,
+  route,
+  type Principal,
+  type RouteDef,
+} from '../http/index.js';
+import type { Db } from '../store/index.js';
+import {
+  REMEDIATION_CATEGORIES,
+  SEVERITIES,
+  allAdvisories,
+  getAdvisory,
+  listAdvisories,
+  publishAdvisory,
+  updateAdvisory,
+  withdrawAdvisory,
+  type Advisory,
+} from './advisories.js';
+import { type Publisher, csafDocument, documentUrl, rolieFeed } from './csaf.js';
+
+export interface AdvisoryRouteDeps {
+  db: Db;
+  publicBaseUrl: string;
+  now: () => number;
+}
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+const httpsUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).max(2000);
+
+const ProductSchema = z.strictObject({
+  name: text(200),
+  version: text(100).optional().meta({ description: 'The versions affected or fixed, e.g. "< 2.4.1"' }),
+  gtin: z
+    .string()
+    .regex(/^\d{14}$/, 'must be a GTIN-14 (14 digits)')
+    .optional()
+    .meta({
+      description: 'The product as a GS1 Digital Link (https://id.gs1.org/01/<gtin>) in the CSAF tree',
+    }),
+});
+
+const contentFields = {
+  title: text(200),
+  summary: text(10_000).meta({ description: 'What is wrong and who is affected' }),
+  severity: z.enum(SEVERITIES, { error: `must be one of ${SEVERITIES.join(', ')}` }),
+  cves: z
+    .array(z.string().regex(/^CVE-\d{4}-\d{4,}$/, 'must be a CVE id, e.g. CVE-2026-12345'))
+    .max(50)
+    .refine((a) => new Set(a).size === a.length, 'must not repeat a CVE')
+    .meta({
+      description: 'One CSAF vulnerability per CVE; with none, one vulnerability titled as the advisory',
+    }),
+  affectedProducts: z.array(ProductSchema).min(1).max(100),
+  fixedProducts: z.array(ProductSchema).max(100),
+  remediation: z.strictObject({
+    category: z.enum(REMEDIATION_CATEGORIES, {
+      error: `must be one of ${REMEDIATION_CATEGORIES.join(', ')}`,
+    }),
+    details: text(5000),
+    url: httpsUrl.optional(),
+  }),
+  references: z.array(z.strictObject({ url: httpsUrl, summary: text(500) })).max(50),
+};
+
+const AdvisoryInput = z
+  .strictObject({
+    ...contentFields,
+    cves: contentFields.cves.default([]),
+    fixedProducts: contentFields.fixedProducts.default([]),
+    references: contentFields.references.default([]),
+  })
+  .meta({ id: 'SecurityAdvisoryInput' });
+
+const AdvisoryChanges = z
+  .strictObject({
+    ...Object.fromEntries(Object.entries(contentFields).map(([k, v]) => [k, v.optional()])),
+    revisionSummary: text(500).meta({ description: 'What changed, for the revision history' }),
+  })
+  .meta({ id: 'SecurityAdvisoryChanges' });
+
+const WithdrawBody = z.strictObject({ reason: text(1000) }).meta({ id: 'SecurityAdvisoryWithdrawal' });
+
+const AdvisorySchema = z
+  .object({
+    id: z.uuid(),
+    trackingId: z
+      .string()
+      .meta({ description: 'The CSAF tracking id, <SLUG>-SA-<year>-<NNNN>; never changes' }),
+    state: z.enum(['published', 'withdrawn']),
+    version: z.number().int(),
+    ...contentFields,
+    initialReleaseDate: z.iso.datetime(),
+    currentReleaseDate: z.iso.datetime(),
+    withdrawnAt: z.iso.datetime().nullable(),
+    withdrawalReason: z.string().nullable(),
+    revisions: z.array(z.object({ version: z.number().int(), date: z.iso.datetime(), summary: z.string() })),
+    csafUrl: z.url().meta({ description: 'The public CSAF document' }),
+  })
+  .meta({ id: 'SecurityAdvisory' });
+
+const IdParam = z.object({ advisoryId: z.uuid() });
+const PageQuery = z.object({ limit: LimitQuery, cursor: CursorQuery }).strict();
+const SlugParam = z.object({ slug: z.string().min(1).max(100) });
+const DocParams = z.object({ slug: z.string().min(1).max(100), trackingId: z.string().min(1).max(200) });
+const Loose = z.record(z.string(), z.unknown());
+
+const FEED_HEADERS = { 'Cache-Control': 'no-cache' };
+
+export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
+  const { db, publicBaseUrl } = deps;
+  const auth = { scopes: ['advisories:manage'] };
+  const context = (principal: Principal, correlationId: string) => ({
+    tenantId: principal.tenant.id,
+    actor: actorOf(principal),
+    correlationId,
+    now: deps.now,
+  });
+  const slugOf = async (tenantId: string) =>
+    (await db.selectFrom('tenants').select('slug').where('id', '=', tenantId).executeTakeFirstOrThrow())
+      .slug ?? '';
+  const view = (a: Advisory, slug: string) => ({
+    ...a,
+    csafUrl: documentUrl(publicBaseUrl, slug, a.trackingId),
+  });
+  const one = { description: 'The advisory', schema: dataEnvelope(AdvisorySchema) };
+
+  /** Serves the feed or one document whole, or not at all. */
+  const failClosed = async <T>(slug: string, serve: (p: Publisher, tenantId: string) => Promise<T>) => {
+    let tenant: { id: string; name: string; slug: string | null } | undefined;
+    try {
+      tenant = await db
+        .selectFrom('tenants')
+        .select(['id', 'name', 'slug'])
+        .where('slug', '=', slug.toLowerCase())
+        .executeTakeFirst();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    if (!tenant)
+      throw new ApiError('COMPANY_NOT_FOUND', 'No company goes by this slug', { details: { slug } });
+    try {
+      return await serve({ name: tenant.name, slug: tenant.slug ?? slug }, tenant.id);
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'ADVISORY_NOT_FOUND') throw err;
+      throw unavailable(err);
+    }
+  };
+
+  return [
+    route({
+      method: 'post',
+      path: '/api/v2/security-advisories',
+      operationId: 'publishSecurityAdvisory',
+      summary: 'Publish a security advisory',
+      description:
+        'Scope advisories:manage. Published at once as version 1 under a new tracking id, and served in the public feed ' +
+        '(GET /api/v2/public/companies/{slug}/security-advisories) as a CSAF 2.0 document. Every affected product needs the ' +
+        'remediation given (CSAF: an action statement per affected product).',
+      tags: ['Security advisories'],
+      auth,
+      idempotency: 'recommended',
+      request: { body: AdvisoryInput },
+      responses: { 201: { description: 'Published', schema: dataEnvelope(AdvisorySchema) } },
+      errors: ['VALIDATION_ERROR'],
+      handler: async ({ principal, body, correlationId }) => {
+        const a = await publishAdvisory(db, context(principal, correlationId), body);
+        return { status: 201, body: { data: view(a, await slugOf(principal.tenant.id)) } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2/security-advisories',
+      operationId: 'listSecurityAdvisories',
+      summary: "The workspace's security advisories, newest first",
+      description: 'Scope advisories:manage. Published and withdrawn ones, cursor-paged.',
+      tags: ['Security advisories'],
+      auth,
+      request: { query: PageQuery },
+      responses: { 200: { description: 'One page', schema: pageEnvelope(AdvisorySchema) } },
+      handler: async ({ principal, query }) => {
+        const page = await listAdvisories(db, principal.tenant.id, query);
+        const slug = await slugOf(principal.tenant.id);
+        return { status: 200, body: { ...page, data: page.data.map((a) => view(a, slug)) } };
+      },
+    }),
+    route({
+      method: 'get',
+      path: '/api/v2/security-advisories/{advisoryId}',
+      operationId: 'getSecurityAdvisory',
+      summary: 'One security advisory with its revision history',
+      tags: ['Security advisories'],
+      auth,
+      request: { params: IdParam },
+      responses: { 200: one },
+      errors: ['ADVISORY_NOT_FOUND'],
+      handler: async ({ principal, params }) => {
+        const a = await getAdvisory(db, principal.tenant.id, params.advisoryId);
+        return { status: 200, body: { data: view(a, await slugOf(principal.tenant.id)) } };
+      },
+    }),
+    route({
+      method: 'patch',
+      path: '/api/v2/security-advisories/{advisoryId}',
+      operationId: 'updateSecurityAdvisory',
+      summary: 'Publish a new version of a security advisory',
+      description:
+        'Scope advisories:manage. The fields given replace the current ones (arrays whole); revisionSummary goes into the ' +
+        'revision history. A new version is published at once; changes that leave the advisory as it is make none. A ' +
+        'withdrawn advisory is final: 409 INVALID_TRANSITION.',
+      tags: ['Security advisories'],
+      auth,
+      idempotency: 'recommended',
+      request: { params: IdParam, body: AdvisoryChanges },
+      responses: { 200: one },
+      errors: ['ADVISORY_NOT_FOUND', 'INVALID_TRANSITION', 'VALIDATION_ERROR'],
+      handler: async ({ principal, params, body, correlationId }) => {
+        const { revisionSummary, ...changes } = body as { revisionSummary: string } & Record<string, unknown>;
+        const { advisory } = await updateAdvisory(
+          db,
+          context(principal, correlationId),
+          params.advisoryId,
+          changes,
+          revisionSummary,
+        );
+        return { status: 200, body: { data: view(advisory, await slugOf(principal.tenant.id)) } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v2/security-advisories/{advisoryId}/withdraw',
+      operationId: 'withdrawSecurityAdvisory',
+      summary: 'Withdraw a security advisory',
+      description:
+        'Scope advisories:manage. A last version whose revision history and notes say why; it stays in the feed so tools ' +
+        'learn it was withdrawn. Withdrawing it again answers 200 and changes nothing.',
+      tags: ['Security advisories'],
+      auth,
+      idempotency: 'recommended',
+      request: { params: IdParam, body: WithdrawBody },
+      responses: { 200: one },
+      errors: ['ADVISORY_NOT_FOUND', 'VALIDATION_ERROR'],
+      handler: async ({ principal, params, body, correlationId }) => {
+        const { advisory } = await withdrawAdvisory(
+          db,
+          context(principal, correlationId),
+          params.advisoryId,
+          body.reason,
+        );
+        return { status: 200, body: { data: view(advisory, await slugOf(principal.tenant.id)) } };
+      },
+    }),
+    publicRoute({
+      method: 'get',
+      path: '/api/v2/public/companies/{slug}/security-advisories',
+      operationId: 'getSecurityAdvisoryFeed',
+      summary: "A company's security advisory feed (ROLIE, CSAF 2.0)",
+      description:
+        'No credential; CORS from any origin; 60 requests a minute per client IP (IP_RATE_LIMITS advisories). A ROLIE feed ' +
+        '(RFC 8322, JSON) of every advisory the company published, newest first, each entry linking its CSAF 2.0 document; ' +
+        'withdrawn ones stay listed, marked so. An empty entry list means none were published. 404 COMPANY_NOT_FOUND for a ' +
+        'slug no company goes by; anything that keeps the whole feed from being served answers 503 ' +
+        'SECURITY_ADVISORY_FEED_UNAVAILABLE (never a partial list).',
+      tags: ['Public'],
+      auth: 'none',
+      ipLimit: { budget: 'advisories' },
+      request: { params: SlugParam },
+      responses: { 200: { description: 'The feed', schema: Loose } },
+      errors: ['COMPANY_NOT_FOUND', 'SECURITY_ADVISORY_FEED_UNAVAILABLE'],
+      handler: async ({ params }) => {
+        const body = await failClosed(params.slug, async (publisher, tenantId) =>
+          rolieFeed(await allAdvisories(db, tenantId), publisher, publicBaseUrl, deps.now()),
+        );
+        return { status: 200, body, headers: FEED_HEADERS };
+      },
+    }),
+    publicRoute({
+      method: 'get',
+      path: '/api/v2/public/companies/{slug}/security-advisories/{trackingId}',
+      operationId: 'getSecurityAdvisoryDocument',
+      summary: 'One security advisory as a CSAF 2.0 document',
+      description:
+        'No credential; CORS; the same per-IP budget as the feed. The csaf_security_advisory profile, current version, ' +
+        'with the whole revision history. 404 COMPANY_NOT_FOUND, 404 ADVISORY_NOT_FOUND; 503 ' +
+        'SECURITY_ADVISORY_FEED_UNAVAILABLE when it cannot be served.',
+      tags: ['Public'],
+      auth: 'none',
+      ipLimit: { budget: 'advisories' },
+      request: { params: DocParams },
+      responses: { 200: { description: 'The CSAF document', schema: Loose } },
+      errors: ['COMPANY_NOT_FOUND', 'ADVISORY_NOT_FOUND', 'SECURITY_ADVISORY_FEED_UNAVAILABLE'],
+      handler: async ({ params }) => {
+        const body = await failClosed(params.slug, async (publisher, tenantId) => {
+          const a = (await allAdvisories(db, tenantId)).find((x) => x.trackingId === params.trackingId);
+          if (!a)
+            throw new ApiError('ADVISORY_NOT_FOUND', 'No advisory with this tracking id', {
+              details: { trackingId: params.trackingId },
+            });
+          return csafDocument(a, publisher, publicBaseUrl);
+        });
+        return { status: 200, body, headers: FEED_HEADERS };
+      },
+    }),
+  ];
+}
+
+function unavailable(cause: unknown): ApiError {
+  return new ApiError(
+    'SECURITY_ADVISORY_FEED_UNAVAILABLE',
+    'The security advisory feed cannot be served right now; retry later',
+    { cause, headers: { 'Retry-After': '30' } },
+  );
+}
