@@ -6,7 +6,13 @@
  */
 import { recordAudit } from '../audit/index.js';
 import { type Actor, ApiError, decodeCursor, encodeCursor, type Page } from '../http/index.js';
-import { type Db, type SecurityAdvisoryTable, isPostgres, isUniqueViolation, uuidv7 } from '../store/index.js';
+import {
+  type Db,
+  type SecurityAdvisoryTable,
+  isPostgres,
+  isUniqueViolation,
+  uuidv7,
+} from '../store/index.js';
 
 export const SEVERITIES = ['critical', 'high', 'medium', 'low'] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -11,3 +11,5 @@ export {
   type AdvisoryContent,
 } from './advisories.js';
 export { documentUrl, feedUrl } from './csaf.js';
+export { AdvisoryChanges, AdvisoryInput, WithdrawBody } from './schemas.js';
+export { getAdvisory, updateAdvisory } from './advisories.js';

@@ -236,7 +236,10 @@ export function renderSettings(res: Response, view: SettingsView): void {
     session,
     ...(view.fresh ? { script: COPY_SCRIPT } : {}),
     main: html`<h1>Settings</h1>
-      <p><a href="/settings/devices">Devices and enrollment tokens →</a></p>
+      <p>
+        <a href="/settings/devices">Devices and enrollment tokens →</a> ·
+        <a href="/settings/advisories">Security advisories →</a>
+      </p>
       ${view.problem ? html`<div class="alert bad" role="alert">${view.problem}</div>` : ''}
       ${view.notice ? html`<div class="alert good" role="status">${view.notice}</div>` : ''}
       ${view.fresh ? freshSecret(view.fresh) : ''} ${workspace(session, view.slug)}
