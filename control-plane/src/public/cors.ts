@@ -40,7 +40,8 @@ function undecodable(path: string): ApiError | undefined {
 /**
  * CORS for the public routes (GS1 Digital Link 1.1 §7: a conformant resolver SHALL support CORS and
  * OPTIONS): every answer, errors included, allows any origin and exposes the headers a scanner app
- * reads (Link, Location, X-DPP-Gone-Reason); an OPTIONS request (a preflight or not) is answered here
+ * reads (Link, Location, X-DPP-Gone-Reason) and the rate-limit ones (Retry-After, X-RateLimit-*); an OPTIONS
+ * request (a preflight or not) is answered here
  * with 204. No credentials are involved: the routes are public. A public path that cannot be
  * percent-decoded is answered here (see `undecodable`).
  */
@@ -48,7 +49,10 @@ export function publicCors(): RequestHandler {
   return (req, res, next) => {
     if (!isPublicPath(req.path)) return next();
     res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Expose-Headers', 'Link, Location, X-DPP-Gone-Reason, Content-Type');
+    res.setHeader(
+      'Access-Control-Expose-Headers',
+      'Link, Location, X-DPP-Gone-Reason, Content-Type, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+    );
     if (req.method !== 'OPTIONS') {
       const err = undecodable(req.path);
       if (!err) return next();
