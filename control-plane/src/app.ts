@@ -135,6 +135,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       env: config.env,
       publicBaseUrl: config.publicBaseUrl,
       registryConnectors: config.registryConnectors,
+      euRegistryUrl: config.euRegistryUrl,
       signer: deps.services.passports?.signer ?? localSigner,
       now,
       onGenerationQueued: () => deps.services.passports?.worker.wake(),

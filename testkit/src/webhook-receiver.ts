@@ -14,8 +14,12 @@ export interface ReceivedRequest {
   at: number;
 }
 
-/** How to answer one request: a status, optionally after a delay (longer than the timeout = a hang). */
-export type Answer = number | { status: number; delayMs?: number; headers?: Record<string, string> };
+/**
+ * How to answer one request: a status, optionally after a delay (longer than the timeout = a hang), with
+ * headers and a body (the status as text when none is given).
+ */
+export type Answer =
+  number | { status: number; delayMs?: number; headers?: Record<string, string>; body?: string };
 
 export type Responder = (request: ReceivedRequest, index: number) => Answer;
 
@@ -46,12 +50,12 @@ export async function startReceiver(responder: Responder = () => 200): Promise<T
       };
       received.push(request);
       const a = answer(request, received.length - 1);
-      const { status, delayMs = 0, headers = {} } = typeof a === 'number' ? { status: a } : a;
+      const { status, delayMs = 0, headers = {}, body } = typeof a === 'number' ? { status: a } : a;
       const send = () => {
         timers.delete(timer);
         if (res.destroyed) return;
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-        res.end(String(status));
+        res.end(body ?? String(status));
       };
       const timer = setTimeout(send, delayMs);
       timers.add(timer);

@@ -67,6 +67,12 @@ export interface Config {
    * REGISTRY_UNAVAILABLE (always so for sandbox tenants).
    */
   registryConnectors: Partial<Record<RegistryName, string>>;
+  /**
+   * EU_REGISTRY_URL: the connector of the EU digital product passport registry (ESPR Art. 13) that registerDPP
+   * POSTs a passport's registration record to. None: registerDPP answers 503 REGISTRY_UNAVAILABLE (always so for
+   * sandbox tenants).
+   */
+  euRegistryUrl: string | undefined;
 }
 
 /** Registries a passport can be broadcast to (api-v2.md, POST /passports/{id}/publish). */
@@ -292,5 +298,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       reaperIntervalMs: readPositiveInt(env, 'AIDC_REAPER_INTERVAL_MS', 2_000),
     },
     registryConnectors: readRegistryConnectors(env, envName === 'production'),
+    euRegistryUrl: readUrl(
+      env,
+      'EU_REGISTRY_URL',
+      envName === 'production' ? ['https:'] : ['http:', 'https:'],
+    ),
   };
 }

@@ -5,6 +5,7 @@ import type { Db, SecretBox } from '../store/index.js';
 import type { CredentialSigner } from './issuer.js';
 import { commandRoutes } from './routes-commands.js';
 import { dppRoutes } from './routes-dpps.js';
+import { euRegistryRoutes } from './routes-eu-registry.js';
 import { generationRoutes } from './routes-generation.js';
 import { publicationRoutes } from './routes-publication.js';
 import { readRoutes } from './routes-read.js';
@@ -17,6 +18,8 @@ export interface PassportRouteDeps {
   env: Environment;
   publicBaseUrl: string;
   registryConnectors: Partial<Record<RegistryName, string>>;
+  /** The EU registry connector of registerDPP; undefined when none is configured. */
+  euRegistryUrl: string | undefined;
   signer: CredentialSigner;
   now: () => number;
   /** Wakes the generation worker after a request is queued. */
@@ -32,5 +35,6 @@ export function passportRoutes(deps: PassportRouteDeps): RouteDef[] {
     ...validationRoutes(deps),
     ...readRoutes(deps),
     ...dppRoutes(deps),
+    ...euRegistryRoutes(deps),
   ];
 }

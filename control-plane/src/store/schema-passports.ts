@@ -192,6 +192,21 @@ export interface PassportMarketStatusTable {
   correlation_id: string | null;
 }
 
+/** A passport version the EU registry accepted (registerDPP, migration 0014); never updated. */
+export interface EuRegistryRegistrationTable {
+  id: string;
+  tenant_id: string;
+  product_id: string;
+  version_id: string;
+  version: number;
+  digital_link: string;
+  /** The registry's own id of the registration, when it answered one. */
+  registry_reference: string | null;
+  registered_at: string;
+  actor_type: string;
+  actor_id: string | null;
+}
+
 export interface PassportTables {
   passports: PassportTable;
   passport_versions: PassportVersionTable;
@@ -203,4 +218,5 @@ export interface PassportTables {
   passport_issuer_keys: PassportIssuerKeyTable;
   registry_broadcasts: RegistryBroadcastTable;
   passport_market_status: PassportMarketStatusTable;
+  eu_registry_registrations: EuRegistryRegistrationTable;
 }

@@ -12,6 +12,7 @@ import * as m0010 from './0010_one_open_job_per_serial.js';
 import * as m0011 from './0011_market_status.js';
 import * as m0012 from './0012_tenant_slug.js';
 import * as m0013 from './0013_security_advisories.js';
+import * as m0014 from './0014_eu_registry.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -31,6 +32,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011_market_status': m0011,
   '0012_tenant_slug': m0012,
   '0013_security_advisories': m0013,
+  '0014_eu_registry': m0014,
 };
 
 export const migrationProvider: MigrationProvider = {
