@@ -9,7 +9,14 @@ import { sha256Hex } from './chain.js';
 import { CommandPayloadSchema, type CommandEnvelope } from './command-envelope.js';
 import { mergeSections } from './content.js';
 import { DERIVED_SECTIONS, type PassportWriteContext } from './publish.js';
-import { appendLog, getPassportForUpdate, instantAfter, parseSections, productExists } from './queries.js';
+import {
+  appendLog,
+  assertNeverPublished,
+  getPassportForUpdate,
+  instantAfter,
+  parseSections,
+  productExists,
+} from './queries.js';
 import { allowedCommands, findTransition, type CommandName, type TransitionRow } from './transitions.js';
 
 export interface CommandResult {
@@ -127,6 +134,8 @@ export async function applyCommand(
   db: Db,
   ctx: PassportWriteContext & { principalType: string; principalId: string | null },
   env: CommandEnvelope,
+  /** `unpublishedOnly`: refuse (409 PUBLISHED_PASSPORT_RETAINED) a passport ever published, decided in the transaction. */
+  opts: { unpublishedOnly?: boolean } = {},
 ): Promise<{ replayed: boolean; result: CommandResult }> {
   if (env.tenantId !== ctx.tenantId) {
     throw ApiError.validation('tenantId', 'tenantId: must be the tenant of the credential');
@@ -139,6 +148,7 @@ export async function applyCommand(
   try {
     const result = await db.transaction().execute(async (trx) => {
       const passport = await loadPassport(trx, ctx.tenantId, passportId);
+      if (opts.unpublishedOnly) assertNeverPublished(passport);
       const rule = ruleFor(command, env.type, passport.state);
       parseOrThrow(CommandPayloadSchema, env, 'body');
       const at = instantAfter(ctx.now(), passport.updated_at);
@@ -149,6 +159,7 @@ export async function applyCommand(
         .set({ ...set, state: rule.to, ...(changed ? { state_changed_at: at } : {}), updated_at: at })
         .where('product_id', '=', passportId)
         .where('state', '=', passport.state)
+        .$if(opts.unpublishedOnly === true, (q) => q.where('first_published_at', 'is', null))
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) {
         throw new ApiError(

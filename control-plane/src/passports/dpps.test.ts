@@ -5,7 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
-import { command, generated, livePassport, readyProduct } from '@dpp/testkit/passports';
+import { randomUUID } from 'node:crypto';
+import { command, envelope, generated, livePassport, readyProduct } from '@dpp/testkit/passports';
+import { applyCommand } from './commands.js';
 
 describe.each(testDialects())('the /dpp and /dpps routes in development and test (%s)', (dialect) => {
   let t: TestControlPlane;
@@ -41,6 +43,30 @@ describe.each(testDialects())('the /dpp and /dpps routes in development and test
         .execute();
       expect(log.map((c) => c.type)).toEqual(['PASSPORT.ARCHIVE']);
     }
+  });
+
+  it('decides "never published" inside the archive itself, so a publish in between cannot slip through', async () => {
+    // What DELETE runs after its first read: the archive command, told to refuse a published passport. Here the
+    // passport was published after that read (a live one), and the command refuses it in its own transaction.
+    const p = await livePassport(t, key(), ++n, { register: false });
+    const run = applyCommand(
+      t.cp.store.db,
+      {
+        tenantId: t.tenants.a.id,
+        actor: { type: 'api_key', id: null },
+        correlationId: randomUUID(),
+        now: Date.now,
+        principalType: 'api_key',
+        principalId: 'test',
+      },
+      {
+        ...envelope(t.tenants.a.id, 'PASSPORT.ARCHIVE', { passportId: p.id, reason: 'race' }),
+        type: 'PASSPORT.ARCHIVE',
+      },
+      { unpublishedOnly: true },
+    );
+    await expect(run).rejects.toMatchObject({ code: 'PUBLISHED_PASSPORT_RETAINED' });
+    expect(await state(p.id)).not.toBe('archived');
   });
 
   it('retains a published passport: 409 PUBLISHED_PASSPORT_RETAINED, and nothing changes', async () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../http/index.js';
 import { type Db, isPostgres, type PassportTable, type PassportVersionTable } from '../store/index.js';
 import type { AnchoredCredentialRef, Sections } from './content.js';
 
@@ -115,4 +116,14 @@ export const parseTiers = (json: string): Record<string, string> =>
  */
 export function instantAfter(nowMs: number, lastWrite: string): string {
   return new Date(Math.max(nowMs, Date.parse(lastWrite) + 1)).toISOString();
+}
+
+/** 409 PUBLISHED_PASSPORT_RETAINED once any version of the passport was published. */
+export function assertNeverPublished(passport: PassportTable): void {
+  if (passport.first_published_at === null) return;
+  throw new ApiError(
+    'PUBLISHED_PASSPORT_RETAINED',
+    'This passport was published: it is retained for the life of the product and cannot be changed or archived here',
+    { details: { dppId: passport.product_id, firstPublishedAt: passport.first_published_at } },
+  );
 }

@@ -11,6 +11,9 @@ import { ApiError } from '../http/index.js';
 import type { Db, PassportTable } from '../store/index.js';
 import { applyCommand } from './commands.js';
 import type { PassportWriteContext } from './publish.js';
+import { assertNeverPublished } from './queries.js';
+
+export { assertNeverPublished };
 
 /** A dppId is the passport's id, which is its product's id. */
 export async function findPassport(db: Db, tenantId: string, dppId: string): Promise<PassportTable> {
@@ -22,16 +25,6 @@ export async function findPassport(db: Db, tenantId: string, dppId: string): Pro
     .executeTakeFirst();
   if (!passport) throw new ApiError('PASSPORT_NOT_FOUND', 'Passport not found', { details: { dppId } });
   return passport;
-}
-
-/** 409 PUBLISHED_PASSPORT_RETAINED once any version of the passport was published. */
-export function assertNeverPublished(passport: PassportTable): void {
-  if (passport.first_published_at === null) return;
-  throw new ApiError(
-    'PUBLISHED_PASSPORT_RETAINED',
-    'This passport was published: it is retained for the life of the product and cannot be changed or archived here',
-    { details: { dppId: passport.product_id, firstPublishedAt: passport.first_published_at } },
-  );
 }
 
 /** What DELETE of a passport answers: it is archived (now, or it was already). */
@@ -57,14 +50,19 @@ export async function archiveUnpublished(
   assertNeverPublished(passport);
   if (passport.state === 'archived')
     return { dppId, state: 'archived', archivedAt: passport.state_changed_at, changed: false };
-  const { result } = await applyCommand(db, ctx, {
-    type: 'PASSPORT.ARCHIVE',
-    tenantId: ctx.tenantId,
-    idempotencyKey: randomUUID(),
-    actorId: ctx.principalId,
-    correlationId: randomUUID(),
-    requestedAt: new Date(ctx.now()).toISOString(),
-    payload: { passportId: dppId, reason: 'Archived through DELETE of the passport' },
-  });
+  const { result } = await applyCommand(
+    db,
+    ctx,
+    {
+      type: 'PASSPORT.ARCHIVE',
+      tenantId: ctx.tenantId,
+      idempotencyKey: randomUUID(),
+      actorId: ctx.principalId,
+      correlationId: randomUUID(),
+      requestedAt: new Date(ctx.now()).toISOString(),
+      payload: { passportId: dppId, reason: 'Archived through DELETE of the passport' },
+    },
+    { unpublishedOnly: true },
+  );
   return { dppId, state: 'archived', archivedAt: result.appliedAt, changed: true };
 }
