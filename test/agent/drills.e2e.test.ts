@@ -268,8 +268,14 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
     'agent killed while its label is under the head: the printer still counts the format, yet the restarted agent does not send it again',
     { timeout: 120_000 },
     async () => {
-      // Each label spends 3 s under the head; ~HS counts its format meanwhile and ~JA cannot stop it.
-      const { product, name, floor } = await setUp(1, { sim: { headMs: 3000 } }, {}, false);
+      // Each label spends 3 s under the head; ~HS counts its format meanwhile and ~JA cannot stop it. The agent
+      // is told a label takes up to 8 s (longestLabelMs): more than this printer's 3 s plus rendering on a busy runner.
+      const { product, name, floor } = await setUp(
+        1,
+        { sim: { headMs: 3000 }, config: { longestLabelMs: 8000 } },
+        {},
+        false,
+      );
       const sim = floor.printers[name]!;
       const child = agentProcess(floor.configFile);
       let ref: string;
