@@ -19,6 +19,7 @@ import { openApiRoutes } from './openapi/index.js';
 import { outboxBacklog } from './outbox/index.js';
 import type { SecretBox, Store } from './store/index.js';
 import { advisoryRoutes } from './advisories/index.js';
+import { complianceRoutes } from './compliance/index.js';
 import { type AidcRouteDeps, aidcRoutes } from './aidc/index.js';
 import type { Broker } from './broker/index.js';
 import { type DeviceService, deviceRoutes } from './devices/index.js';
@@ -142,6 +143,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
     }),
     ...publicRoutes({ db: store.db, registry: schemaRegistry, publicBaseUrl: config.publicBaseUrl }),
     ...advisoryRoutes({ db: store.db, publicBaseUrl: config.publicBaseUrl, now }),
+    ...complianceRoutes({ db: store.db, now }),
     ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),
   );
 

@@ -9,6 +9,7 @@ import {
   startReaper,
 } from './aidc/index.js';
 import { buildApp, type AppServices, type BuiltApp } from './app.js';
+import { shippedPacks } from './compliance/index.js';
 import { carriersPrintLoop } from './carriers/index.js';
 import {
   type Broker,
@@ -83,6 +84,7 @@ export interface StartOptions {
 /** Starts the whole control plane from a configuration. The composition root of the service. */
 export async function startControlPlane(config: Config, options: StartOptions = {}): Promise<ControlPlane> {
   const log = options.log ?? createLogger({ level: config.logLevel });
+  shippedPacks(); // a malformed regulation pack stops the start here, with one line naming it
   const now = options.now ?? Date.now;
   const store = await openStore({
     databaseUrl: config.databaseUrl,

@@ -21,6 +21,7 @@ export {
 export { ProductCreateSchema, ProductUpdateSchema } from './input.js';
 export { ProductSchema } from './api-schemas.js';
 export { updateProduct } from './update.js';
+export { getProduct } from './queries.js';
 export { prepareCreate, type Prepared, type WriteContext } from './rules.js';
 
 /** Every product operation; /products/categories is mounted before /products/{id}. */

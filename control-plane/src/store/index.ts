@@ -5,6 +5,7 @@ export type * from './schema-aidc.js';
 export type * from './schema-carriers.js';
 export type * from './schema-passports.js';
 export type * from './schema-advisories.js';
+export type * from './schema-compliance.js';
 export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';

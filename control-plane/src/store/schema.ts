@@ -1,5 +1,6 @@
 import type { AdvisoryTables } from './schema-advisories.js';
 import type { AidcTables } from './schema-aidc.js';
+import type { ComplianceTables } from './schema-compliance.js';
 import type { CarrierTables } from './schema-carriers.js';
 import type { PassportTables } from './schema-passports.js';
 import type {
@@ -128,7 +129,8 @@ export interface RateWindowTable {
   used: number;
 }
 
-export interface Database extends AdvisoryTables, AidcTables, CarrierTables, PassportTables {
+export interface Database
+  extends AdvisoryTables, AidcTables, CarrierTables, ComplianceTables, PassportTables {
   rate_windows: RateWindowTable;
   tenants: TenantTable;
   users: UserTable;

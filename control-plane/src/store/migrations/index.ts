@@ -13,6 +13,7 @@ import * as m0011 from './0011_market_status.js';
 import * as m0012 from './0012_tenant_slug.js';
 import * as m0013 from './0013_security_advisories.js';
 import * as m0014 from './0014_eu_registry.js';
+import * as m0015 from './0015_compliance.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -33,6 +34,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012_tenant_slug': m0012,
   '0013_security_advisories': m0013,
   '0014_eu_registry': m0014,
+  '0015_compliance': m0015,
 };
 
 export const migrationProvider: MigrationProvider = {
