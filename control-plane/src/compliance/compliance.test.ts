@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { allocate } from '@dpp/testkit/carriers';
 import { livePassport } from '@dpp/testkit/passports';
 import { productBody } from '@dpp/testkit/products';
 import { PackError, SHIPPED_PACKS_DIR, loadPackFiles } from './index.js';
@@ -297,6 +298,38 @@ describe.each(testDialects())('compliance (%s)', (dialect) => {
     const f = r.body.data.findings.find((x: Finding) => x.obligationId === broken.obligations[0].id);
     expect(f.outcome).toBe('error');
     expect(f.reason).toMatch(/not true or false/);
+  });
+
+  it('lets a rule read the product carriers: a pack version with a carrier obligation judges them', async () => {
+    const k = t.tenants.b.admin;
+    const withCarriers = esprPack();
+    withCarriers.version = '1.0.2';
+    withCarriers.effectiveFrom = '2026-01-02T00:00:00Z';
+    withCarriers.obligations = [
+      {
+        id: 'ESPR_ART10_CARRIERS_ALLOCATED',
+        title: 'Serials were allocated for the data carriers of the batch',
+        article: 'Art. 10(1)',
+        priority: 'LOW',
+        appliesTo: { regions: ['EU'], categories: ['*'], lifecycleStages: ['manufacturing'] },
+        requires: ['carriers.allocated'],
+        rule: { '>': [{ var: 'carriers.allocated' }, 0] },
+        failure: 'Allocate serials (POST /api/v2/carriers/batch)',
+      },
+    ];
+    expect(
+      (await t.call('POST', `/api/v2/compliance/packs/${ESPR}/versions`, { key: k, body: withCarriers }))
+        .status,
+    ).toBe(201);
+    const p = await livePassport(t, k, ++n, { overrides: { extensions: COMPLETE } });
+    const judge = async () =>
+      (await evaluate(p.id, { effectiveDate: '2026-06-01', lifecycleStage: 'manufacturing' }, 'espr', k)).body
+        .data as { status: string; findings: (Finding & { observed: Record<string, unknown> })[] };
+    expect((await judge()).status).toBe('NonCompliant');
+    await allocate(t, k, p.id, 3);
+    const after = await judge();
+    expect(after.status).toBe('FullyCompliant');
+    expect(after.findings[0]!.observed).toEqual({ 'carriers.allocated': 3 });
   });
 });
 

@@ -62,7 +62,10 @@ export interface Evaluation {
 
 const WEIGHT: Record<Priority, number> = { HIGH: 3, MEDIUM: 2, LOW: 1 };
 
-/** What the rules see of a product: its data, its passport (absent before one is generated) and registrations. */
+/**
+ * What the rules see of a product: its data, its carriers (serials allocated and their print outcomes, labels
+ * sealed by the print loop), its passport (absent before one is generated) and its registrations.
+ */
 export async function subjectOf(db: Db, product: ProductTable): Promise<Record<string, unknown>> {
   const extensions = JSON.parse(product.extensions) as Record<string, unknown>;
   const subject: Record<string, unknown> = {
@@ -76,6 +79,26 @@ export async function subjectOf(db: Db, product: ProductTable): Promise<Record<s
       voided: product.voided_at !== null,
       extensions,
     },
+  };
+  const carriers = await db
+    .selectFrom('carrier_serials')
+    .select(['print_status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('product_id', '=', product.id)
+    .groupBy('print_status')
+    .execute();
+  const sealed = await db
+    .selectFrom('print_jobs')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('product_id', '=', product.id)
+    .where('state', '=', 'SEALED')
+    .executeTakeFirstOrThrow();
+  const count = (status: string | null) => Number(carriers.find((c) => c.print_status === status)?.n ?? 0);
+  subject.carriers = {
+    allocated: carriers.reduce((s, c) => s + Number(c.n), 0),
+    printed: count('printed'),
+    failed: count('failed'),
+    pending: count(null),
+    sealedLabels: Number(sealed.n),
   };
   const passport = await db
     .selectFrom('passports')
