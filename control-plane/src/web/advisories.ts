@@ -23,11 +23,11 @@ import {
 } from '../advisories/index.js';
 import { ApiError } from '../http/index.js';
 import { slugOf, type Session } from '../tenants/index.js';
-import { errorSummary, formString, input, type FieldErrors } from './forms.js';
+import { csrf, errorSummary, formString, input, when, type FieldErrors } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import type { WebDeps } from './index.js';
 import { seeOther, sendPage } from './layout.js';
-import { CSRF_FIELD, type SessionHandler } from './session.js';
+import type { SessionHandler } from './session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -171,14 +171,6 @@ const LABELS: Record<keyof AdvisoryForm, string> = {
   references: 'References',
   revisionSummary: 'What changed',
 };
-
-function csrf(session: Session): SafeHtml {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />`;
-}
-
-function when(iso: string | null): SafeHtml {
-  return iso ? html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>` : html`—`;
-}
 
 function area(
   name: keyof AdvisoryForm,

@@ -3,11 +3,11 @@ import type { Request, Response } from 'express';
 import { DeviceService, type DeviceView, type EnrollmentTokenView } from '../devices/index.js';
 import { ApiError } from '../http/index.js';
 import type { Session } from '../tenants/index.js';
-import { errorSummary, formString, input, type FieldErrors } from './forms.js';
+import { csrf, errorSummary, formString, input, when, type FieldErrors } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import type { WebDeps } from './index.js';
 import { seeOther, sendPage } from './layout.js';
-import { CSRF_FIELD, type SessionHandler } from './session.js';
+import type { SessionHandler } from './session.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const EXPIRY_HOURS = [1, 24, 72, 168] as const;
@@ -34,16 +34,6 @@ interface DevicesView {
 const NOTICES: Readonly<Record<string, string>> = {
   revoked: 'The device was revoked: its tokens stopped working and its MQTT session was closed.',
 };
-
-function csrf(session: Session): SafeHtml {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />`;
-}
-
-function when(iso: string | null): SafeHtml {
-  return iso
-    ? html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`
-    : html`never`;
-}
 
 function deviceRows(session: Session, devices: readonly DeviceView[]): SafeHtml {
   if (devices.length === 0)

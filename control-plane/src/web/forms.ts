@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import { html, type SafeHtml } from './html.js';
+import { CSRF_FIELD } from './session.js';
+import type { Session } from '../tenants/index.js';
 
 /** A field of an `application/x-www-form-urlencoded` body; '' when absent or repeated. */
 export function formString(req: Request, name: string): string {
@@ -65,4 +67,16 @@ export function errorSummary(errors: FieldErrors): SafeHtml {
       ${entries.map(([name, message]) => html`<li><a href="#f-${name}">${message}</a></li>`)}
     </ul>
   </div>`;
+}
+
+/** The hidden CSRF field every form of a signed-in page carries. */
+export function csrf(session: Session): SafeHtml {
+  return html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />`;
+}
+
+/** A timestamp as `YYYY-MM-DD HH:MM UTC` in a `<time>`, or `none` when there is none. */
+export function when(iso: string | null, none = 'never'): SafeHtml {
+  return iso
+    ? html`<time datetime="${iso}">${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC</time>`
+    : html`${none}`;
 }

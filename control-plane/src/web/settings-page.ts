@@ -1,10 +1,9 @@
 import { ALL_SCOPES, API_KEY_SCOPES, SCOPES } from '@dpp/shared';
 import type { Response } from 'express';
 import type { ApiKeyView, Session } from '../tenants/index.js';
-import { errorSummary, input, type FieldErrors } from './forms.js';
+import { csrf, errorSummary, input, when, type FieldErrors } from './forms.js';
 import { html, type SafeHtml } from './html.js';
 import { sendPage } from './layout.js';
-import { CSRF_FIELD } from './session.js';
 
 export interface KeyForm {
   name: string;
@@ -45,16 +44,6 @@ copy.addEventListener('click', async () => {
   }
 });
 `;
-
-function when(iso: string | null): SafeHtml {
-  if (!iso) return html`never`;
-  const shown = `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
-  return html`<time datetime="${iso}">${shown}</time>`;
-}
-
-function csrf(session: Session): SafeHtml {
-  return html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}" />`;
-}
 
 function scopeList(scopes: readonly string[]): SafeHtml {
   if (scopes.length === 0) return html`<em>none</em>`;
