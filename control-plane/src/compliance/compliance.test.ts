@@ -65,6 +65,11 @@ describe.each(testDialects())('compliance (%s)', (dialect) => {
     expect(
       (await t.call('GET', `/api/v2/compliance/packs/${ESPR}/versions/9.9.9`, { key: key() })).status,
     ).toBe(404);
+    const versions = await t.call('GET', `/api/v2/compliance/packs/${ESPR}/versions`, { key: key() });
+    expect(versions.body.data.map((v: { version: string }) => v.version)).toEqual(['1.0.0']);
+    expect((await t.call('GET', '/api/v2/compliance/packs/32099R9999/versions', { key: key() })).status).toBe(
+      404,
+    );
   });
 
   it('selects the obligations that apply at a date, at or above a priority', async () => {

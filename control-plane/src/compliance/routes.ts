@@ -153,6 +153,23 @@ export function complianceRoutes(deps: ComplianceRouteDeps): RouteDef[] {
     }),
     route({
       method: 'get',
+      path: '/api/v2/compliance/packs/{celex}/versions',
+      operationId: 'listRegulationPackVersions',
+      summary: 'The versions of one regulation pack, newest first, with their states',
+      description: 'Scope compliance:read. 404 for a CELEX id the workspace has no pack for.',
+      tags: ['Compliance'],
+      auth: read,
+      request: { params: CelexParam },
+      responses: { 200: { description: 'Its versions', schema: dataEnvelope(z.array(PackSummarySchema)) } },
+      handler: async ({ principal, params }) => {
+        const all = await packCatalogue(db, principal.tenant.id);
+        const versions = versionsOf(all, params.celex);
+        if (versions.length === 0) throw packNotFound(params.celex);
+        return { status: 200, body: { data: versions.map((e) => summary(all, e)) } };
+      },
+    }),
+    route({
+      method: 'get',
       path: '/api/v2/compliance/packs/{celex}/versions/{version}',
       operationId: 'getRegulationPackVersion',
       summary: 'One regulation pack version, whole: its obligations and their rules',
