@@ -116,7 +116,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       ? openPostgres(options.databaseUrl!, options.pgSchema, options.pgPoolSize ?? 10)
       : openSqlite(options.sqliteFile ?? ':memory:');
   try {
-    await migrate(db, dialect === 'postgres' ? options.pgSchema : undefined);
+    await migrate(db, dialect, dialect === 'postgres' ? options.pgSchema : undefined);
   } catch (err) {
     await db.destroy();
     throw err;
@@ -132,9 +132,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   };
 }
 
-async function migrate(db: Db, pgSchema: string | undefined): Promise<void> {
-  // With a schema of our own, Kysely's bookkeeping tables live in it too: otherwise Kysely looks for them
-  // in any schema of the database and a stray half-migrated schema breaks every later migration.
+async function migrate(db: Db, dialect: Dialect, pgSchema: string | undefined): Promise<void> {
+  // Kysely's bookkeeping tables live in the schema the store works in: otherwise Kysely looks for them in any
+  // schema of the database, finds another deployment's (or a stray half-migrated schema's), skips creating its
+  // own, and fails. Without a schema option that is the schema DATABASE_URL's search_path makes current.
+  if (dialect === 'postgres' && !pgSchema) {
+    const { rows } = await sql<{ schema: string | null }>`select current_schema() as schema`.execute(db);
+    pgSchema = rows[0]?.schema ?? undefined;
+  }
   const migrator = new Migrator({
     db,
     provider: migrationProvider,
