@@ -8,6 +8,7 @@ COPY control-plane/package.json control-plane/
 COPY agent/package.json agent/
 COPY desktop/package.json desktop/
 COPY firmware-sim/package.json firmware-sim/
+COPY testkit/package.json testkit/
 COPY test/package.json test/
 COPY bench/package.json bench/
 RUN ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund
