@@ -4,40 +4,12 @@
  * client is created through it, the control plane starts with that login, and nobody gets in without one.
  * (Never the broker already on 1883.)
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestControlPlane } from '@dpp/testkit';
-
-const run = promisify(execFile);
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const PLUGINS = [
-  '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so',
-  '/usr/lib/aarch64-linux-gnu/mosquitto_dynamic_security.so',
-  '/usr/lib/mosquitto_dynamic_security.so',
-];
-
-/** The shipped configuration, moved to `dir` and `port` (and to this machine's plugin path and user). */
-function nativeConf(dir: string, port: number): string {
-  const plugin = PLUGINS.find((p) => existsSync(p));
-  if (!plugin)
-    throw new Error(
-      'Mosquitto 2 with its dynamic-security plugin is missing; CI installs it: apt-get install -y mosquitto',
-    );
-  const conf = readFileSync(path.join(repo, 'deploy/mosquitto/mosquitto.conf'), 'utf8')
-    .replace(/^listener 1883$/m, `listener ${port} 127.0.0.1`)
-    .replace('/usr/lib/mosquitto_dynamic_security.so', plugin)
-    .replaceAll('/mosquitto/data/', `${dir}/`);
-  const file = path.join(dir, 'mosquitto.conf');
-  // Started as root, Mosquitto drops to the user `mosquitto`, which cannot read this temp folder.
-  writeFileSync(file, `${conf}\nuser ${os.userInfo().username}\n`);
-  return file;
-}
+import { startTestControlPlane } from '@dpp/testkit';
+import { type ShippedBroker, startShippedBroker } from './support/shipped-broker.js';
 
 async function refused(url: string, opts: mqtt.IClientOptions): Promise<boolean> {
   try {
@@ -50,55 +22,23 @@ async function refused(url: string, opts: mqtt.IClientOptions): Promise<boolean>
 }
 
 describe('Mosquitto as the repository ships it (dynamic security)', () => {
-  let dir: string;
-  let port: number;
-  let broker: ChildProcess;
-  let brokerLog = '';
-  const secrets = { MQTT_ADMIN_PASSWORD: 'admin-pw-test', MQTT_CONTROL_PLANE_PASSWORD: 'cp-pw-test' };
-  const bootstrap = (env: Record<string, string>) =>
-    run('sh', [path.join(repo, 'deploy/mosquitto/control-plane-client.sh')], {
-      env: { ...process.env, MQTT_HOST: '127.0.0.1', MQTT_PORT: String(port), ...env },
-      timeout: 60_000,
-    });
-
+  let b: ShippedBroker;
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'dpp-mosquitto-'));
-    port = await freePort();
-    broker = spawn('sh', [path.join(repo, 'deploy/mosquitto/init.sh')], {
-      env: {
-        ...process.env,
-        MOSQUITTO_CONF: nativeConf(dir, port),
-        DYNSEC_FILE: path.join(dir, 'dynamic-security.json'),
-        MQTT_ADMIN_PASSWORD: secrets.MQTT_ADMIN_PASSWORD,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    broker.stdout!.on('data', (d: Buffer) => (brokerLog += d.toString()));
-    broker.stderr!.on('data', (d: Buffer) => (brokerLog += d.toString()));
-    const out = await bootstrap(secrets).catch((err: unknown) => {
-      throw new Error(`bootstrap failed: ${String(err)}\nbroker:\n${brokerLog}`);
-    });
-    expect(out.stdout).toContain('control-plane client ready');
+    b = await startShippedBroker();
   });
-  afterAll(async () => {
-    broker?.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  afterAll(() => b?.close());
 
   it('initialises dynamic security once, with the admin from the environment', () => {
-    expect(brokerLog).toContain('dynamic security initialised');
-    const dynsec = JSON.parse(readFileSync(path.join(dir, 'dynamic-security.json'), 'utf8')) as {
+    expect(b.log()).toContain('dynamic security initialised');
+    const dynsec = JSON.parse(readFileSync(path.join(b.dir, 'dynamic-security.json'), 'utf8')) as {
       clients: { username: string }[];
     };
     expect(dynsec.clients.map((c) => c.username).sort()).toEqual(['admin', 'control-plane']);
   });
 
   it('lets the control plane start with its own login and publish under dpp/; nobody gets in without one', async () => {
-    const url = `mqtt://127.0.0.1:${port}`;
-    const t = await startTestControlPlane({
-      env: { MQTT_URL: `mqtt://control-plane:${secrets.MQTT_CONTROL_PLANE_PASSWORD}@127.0.0.1:${port}` },
-    });
+    const url = b.url;
+    const t = await startTestControlPlane({ env: { MQTT_URL: b.controlPlaneUrl } });
     try {
       expect((await t.call('GET', '/readyz')).status).toBe(200);
     } finally {
@@ -106,7 +46,7 @@ describe('Mosquitto as the repository ships it (dynamic security)', () => {
     }
     const cp = await mqtt.connectAsync(url, {
       username: 'control-plane',
-      password: secrets.MQTT_CONTROL_PLANE_PASSWORD,
+      password: b.secrets.MQTT_CONTROL_PLANE_PASSWORD,
       reconnectPeriod: 0,
     });
     try {
@@ -122,10 +62,10 @@ describe('Mosquitto as the repository ships it (dynamic security)', () => {
   });
 
   it('rotates the control plane password when the bootstrap runs again; the old one stops working', async () => {
-    await bootstrap({ ...secrets, MQTT_CONTROL_PLANE_PASSWORD: 'cp-pw-rotated' });
-    const url = `mqtt://127.0.0.1:${port}`;
+    expect(await b.bootstrap({ MQTT_CONTROL_PLANE_PASSWORD: 'cp-pw-rotated' })).toContain('ready');
+    const url = b.url;
     expect(
-      await refused(url, { username: 'control-plane', password: secrets.MQTT_CONTROL_PLANE_PASSWORD }),
+      await refused(url, { username: 'control-plane', password: b.secrets.MQTT_CONTROL_PLANE_PASSWORD }),
     ).toBe(true);
     expect(await refused(url, { username: 'control-plane', password: 'cp-pw-rotated' })).toBe(false);
   });

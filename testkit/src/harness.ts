@@ -61,6 +61,11 @@ export interface TestControlPlane {
    * schema), as after a crash and restart; `cp` and `url` then name the new one.
    */
   restart(options?: RestartOptions): Promise<void>;
+  /**
+   * Another replica on the same PostgreSQL schema (and broker, with MQTT_URL): its own port and workers, no
+   * seed. Closed with the rest by `close()`; stop it earlier with its own `close()`.
+   */
+  replica(): Promise<ControlPlane>;
   close(): Promise<void>;
 }
 
@@ -157,6 +162,7 @@ export async function startTestControlPlane(
       ...(o.passports ? { passports: o.passports } : {}),
     });
   let cp = await startOn(options);
+  const replicas: ControlPlane[] = [];
   // The demo's caller, aimed at whichever control plane is current (restart() replaces it).
   const call = (method: string, p: string, opts: CallOptions = {}): Promise<CallResult> =>
     httpCaller(cp.url)(method, p, opts);
@@ -174,8 +180,23 @@ export async function startTestControlPlane(
       t.cp = cp;
       t.url = cp.url;
     },
+    replica: async () => {
+      if (dialect !== 'postgres')
+        throw new Error('replicas share a PostgreSQL database; SQLite is one process');
+      const r = await startControlPlane(
+        { ...config, port: await freePort(), seedFile: undefined },
+        {
+          store: { pgSchema: schema },
+          mailer: { send: async (message) => void mail.push(message) },
+          ...(options.now ? { now: options.now } : {}),
+        },
+      );
+      replicas.push(r);
+      return r;
+    },
     close: async () => {
-      await cp.close();
+      for (const r of replicas) await r.close().catch(() => undefined);
+      await cp.close().catch(() => undefined);
       if (dialect === 'postgres') {
         const client = new pg.Client({ connectionString: pgUrl });
         await client.connect();
