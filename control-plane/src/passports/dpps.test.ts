@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { randomUUID } from 'node:crypto';
 import { command, envelope, generated, livePassport, readyProduct } from '@dpp/testkit/passports';
+import { updateProduct } from '../products/index.js';
+import { schemaRegistry } from '../schemas/index.js';
 import { applyCommand } from './commands.js';
 
 describe.each(testDialects())('the /dpp and /dpps routes in development and test (%s)', (dialect) => {
@@ -67,6 +69,29 @@ describe.each(testDialects())('the /dpp and /dpps routes in development and test
     );
     await expect(run).rejects.toMatchObject({ code: 'PUBLISHED_PASSPORT_RETAINED' });
     expect(await state(p.id)).not.toBe('archived');
+  });
+
+  it('decides "never published" under the product lock when PATCH changes it, so a publish in between cannot slip through', async () => {
+    // What PATCH /dpps runs after its first read: the product update, told to refuse a published passport. Here the
+    // passport was published after that read (a live one), and the update refuses it in its own transaction.
+    const p = await livePassport(t, key(), ++n, { register: false });
+    const before = (await t.call('GET', `/api/v2/products/${p.id}`, { key: key() })).body;
+    const run = updateProduct(
+      t.cp.store.db,
+      {
+        tenantId: t.tenants.a.id,
+        actor: { type: 'api_key', id: null },
+        correlationId: randomUUID(),
+        env: 'test',
+        registry: schemaRegistry,
+        now: Date.now,
+      },
+      p.id,
+      { name: 'Renamed in a race' },
+      { unpublishedOnly: true },
+    );
+    await expect(run).rejects.toMatchObject({ code: 'PUBLISHED_PASSPORT_RETAINED' });
+    expect((await t.call('GET', `/api/v2/products/${p.id}`, { key: key() })).body).toEqual(before);
   });
 
   it('retains a published passport: 409 PUBLISHED_PASSPORT_RETAINED, and nothing changes', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ApiError } from '../http/index.js';
+import { publishedPassportRetained } from '../products/index.js';
 import { type Db, isPostgres, type PassportTable, type PassportVersionTable } from '../store/index.js';
 import type { AnchoredCredentialRef, Sections } from './content.js';
 
@@ -121,9 +121,5 @@ export function instantAfter(nowMs: number, lastWrite: string): string {
 /** 409 PUBLISHED_PASSPORT_RETAINED once any version of the passport was published. */
 export function assertNeverPublished(passport: PassportTable): void {
   if (passport.first_published_at === null) return;
-  throw new ApiError(
-    'PUBLISHED_PASSPORT_RETAINED',
-    'This passport was published: it is retained for the life of the product and cannot be changed or archived here',
-    { details: { dppId: passport.product_id, firstPublishedAt: passport.first_published_at } },
-  );
+  throw publishedPassportRetained(passport.product_id, passport.first_published_at);
 }

@@ -143,6 +143,7 @@ export function dppRoutes(deps: PassportRouteDeps): RouteDef[] {
           },
           params.dppId,
           body,
+          { unpublishedOnly: true },
         );
         return { status: 200, body: { data: product } };
       },

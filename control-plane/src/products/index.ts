@@ -20,7 +20,7 @@ export {
 } from './model.js';
 export { ProductCreateSchema, ProductUpdateSchema } from './input.js';
 export { ProductSchema } from './api-schemas.js';
-export { updateProduct } from './update.js';
+export { publishedPassportRetained, updateProduct } from './update.js';
 export { getProduct } from './queries.js';
 export { prepareCreate, type Prepared, type WriteContext } from './rules.js';
 

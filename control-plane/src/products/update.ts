@@ -133,15 +133,34 @@ function duplicate(next: ProductTable, holder: string | undefined): ApiError {
  * under the create rules, and when anything changed writes version N+1 and product.updated in one
  * transaction. A patch that changes nothing answers the product as it is, without a new version.
  */
+/**
+ * 409 PUBLISHED_PASSPORT_RETAINED: a passport of the product was published, so it is retained for the product's
+ * life and neither changed nor archived through the /dpps routes.
+ */
+export function publishedPassportRetained(dppId: string, firstPublishedAt: string): ApiError {
+  return new ApiError(
+    'PUBLISHED_PASSPORT_RETAINED',
+    'This passport was published: it is retained for the life of the product and cannot be changed or archived here',
+    { details: { dppId, firstPublishedAt } },
+  );
+}
+
+/**
+ * `unpublishedOnly` (PATCH /dpps/{dppId}): refuse a product whose passport was ever published, decided under the
+ * product's row lock, which publishing takes too, so a publish in between cannot slip through.
+ */
 export async function updateProduct(
   db: Db,
   ctx: WriteContext,
   id: string,
   patch: ProductUpdateInput,
+  opts: { unpublishedOnly?: boolean } = {},
 ): Promise<ProductView> {
   return db.transaction().execute(async (trx) => {
     const row = await getProductForUpdate(trx, ctx.tenantId, id);
     if (!row) throw ApiError.notFound('Product');
+    if (opts.unpublishedOnly && row.published_at !== null)
+      throw publishedPassportRetained(id, row.published_at);
     rejectVoided(row);
     const next = applyPatch(ctx, row, patch);
     const before = toProductView(row);
