@@ -5,6 +5,7 @@
  * stays readable in `security_advisory_revisions`, written in the same transaction as the advisory.
  */
 import { recordAudit } from '../audit/index.js';
+import { slugOf } from '../tenants/index.js';
 import { type Actor, ApiError, decodeCursor, encodeCursor, type Page } from '../http/index.js';
 import {
   type Db,
@@ -123,6 +124,21 @@ export async function getAdvisory(db: Db, tenantId: string, id: string): Promise
   return (await withRevisions(db, [row]))[0]!;
 }
 
+/** One advisory by its tracking id, or null (what the public document route serves). */
+export async function advisoryByTrackingId(
+  db: Db,
+  tenantId: string,
+  trackingId: string,
+): Promise<Advisory | null> {
+  const row = await db
+    .selectFrom('security_advisories')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('tracking_id', '=', trackingId)
+    .executeTakeFirst();
+  return row ? (await withRevisions(db, [row]))[0]! : null;
+}
+
 /** The workspace's advisories, newest first, cursor-paged. */
 export async function listAdvisories(
   db: Db,
@@ -179,11 +195,7 @@ export async function publishAdvisory(
   for (let tries = 0; ; tries++) {
     try {
       return await db.transaction().execute(async (trx) => {
-        const tenant = await trx
-          .selectFrom('tenants')
-          .select('slug')
-          .where('id', '=', ctx.tenantId)
-          .executeTakeFirstOrThrow();
+        const slug = await slugOf(trx, ctx.tenantId);
         const { last } = await trx
           .selectFrom('security_advisories')
           .select((eb) => eb.fn.max('seq').as('last'))
@@ -195,7 +207,7 @@ export async function publishAdvisory(
           id: uuidv7(),
           tenant_id: ctx.tenantId,
           seq,
-          tracking_id: `${(tenant.slug ?? 'workspace').toUpperCase()}-SA-${at.slice(0, 4)}-${String(seq).padStart(4, '0')}`,
+          tracking_id: `${slug.toUpperCase()}-SA-${at.slice(0, 4)}-${String(seq).padStart(4, '0')}`,
           state: 'published',
           version: 1,
           content: JSON.stringify(content),
@@ -240,7 +252,15 @@ export async function updateAdvisory(
     if (JSON.stringify(next) === JSON.stringify(current)) {
       return { advisory: (await withRevisions(trx, [row]))[0]!, changed: false };
     }
-    const updated = await bump(trx, ctx, row, { content: JSON.stringify(next) }, revisionSummary, next);
+    const updated = await bump(
+      trx,
+      ctx,
+      row,
+      { content: JSON.stringify(next) },
+      revisionSummary,
+      next,
+      after(ctx.now(), row.current_release_date),
+    );
     await audit(trx, ctx, 'advisory.updated', updated, {
       version: updated.version,
       fields: Object.keys(changes).filter(
@@ -274,6 +294,7 @@ export async function withdrawAdvisory(
       { state: 'withdrawn', withdrawn_at: at, withdrawal_reason: reason },
       `Withdrawn: ${reason}`,
       JSON.parse(row.content) as AdvisoryContent,
+      at,
     );
     await audit(trx, ctx, 'advisory.withdrawn', updated, { version: updated.version, reason });
     return { advisory: (await withRevisions(trx, [updated]))[0]!, changed: true };
@@ -293,7 +314,7 @@ async function lockedAdvisory(db: Db, tenantId: string, id: string): Promise<Sec
   return row;
 }
 
-/** The next version of `row` with `set` applied, and its revision. */
+/** The next version of `row`, released `at`, with `set` applied, and its revision. */
 async function bump(
   db: Db,
   ctx: AdvisoryWriteContext,
@@ -301,8 +322,8 @@ async function bump(
   set: Partial<SecurityAdvisoryTable>,
   summary: string,
   content: AdvisoryContent,
+  at: string,
 ): Promise<SecurityAdvisoryTable> {
-  const at = set.withdrawn_at ?? after(ctx.now(), row.current_release_date);
   const updated: SecurityAdvisoryTable = {
     ...row,
     ...set,

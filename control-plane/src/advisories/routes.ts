@@ -18,7 +18,9 @@ import {
   type RouteDef,
 } from '../http/index.js';
 import type { Db } from '../store/index.js';
+import { slugOf } from '../tenants/index.js';
 import {
+  advisoryByTrackingId,
   allAdvisories,
   getAdvisory,
   listAdvisories,
@@ -53,9 +55,6 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
     correlationId,
     now: deps.now,
   });
-  const slugOf = async (tenantId: string) =>
-    (await db.selectFrom('tenants').select('slug').where('id', '=', tenantId).executeTakeFirstOrThrow())
-      .slug ?? '';
   const view = (a: Advisory, slug: string) => ({
     ...a,
     csafUrl: documentUrl(publicBaseUrl, slug, a.trackingId),
@@ -102,7 +101,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
       errors: ['VALIDATION_ERROR'],
       handler: async ({ principal, body, correlationId }) => {
         const a = await publishAdvisory(db, context(principal, correlationId), body);
-        return { status: 201, body: { data: view(a, await slugOf(principal.tenant.id)) } };
+        return { status: 201, body: { data: view(a, await slugOf(db, principal.tenant.id)) } };
       },
     }),
     route({
@@ -117,7 +116,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
       responses: { 200: { description: 'One page', schema: pageEnvelope(AdvisorySchema) } },
       handler: async ({ principal, query }) => {
         const page = await listAdvisories(db, principal.tenant.id, query);
-        const slug = await slugOf(principal.tenant.id);
+        const slug = await slugOf(db, principal.tenant.id);
         return { status: 200, body: { ...page, data: page.data.map((a) => view(a, slug)) } };
       },
     }),
@@ -133,7 +132,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
       errors: ['ADVISORY_NOT_FOUND'],
       handler: async ({ principal, params }) => {
         const a = await getAdvisory(db, principal.tenant.id, params.advisoryId);
-        return { status: 200, body: { data: view(a, await slugOf(principal.tenant.id)) } };
+        return { status: 200, body: { data: view(a, await slugOf(db, principal.tenant.id)) } };
       },
     }),
     route({
@@ -160,7 +159,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
           changes,
           revisionSummary,
         );
-        return { status: 200, body: { data: view(advisory, await slugOf(principal.tenant.id)) } };
+        return { status: 200, body: { data: view(advisory, await slugOf(db, principal.tenant.id)) } };
       },
     }),
     route({
@@ -184,7 +183,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
           params.advisoryId,
           body.reason,
         );
-        return { status: 200, body: { data: view(advisory, await slugOf(principal.tenant.id)) } };
+        return { status: 200, body: { data: view(advisory, await slugOf(db, principal.tenant.id)) } };
       },
     }),
     publicRoute({
@@ -228,7 +227,7 @@ export function advisoryRoutes(deps: AdvisoryRouteDeps): RouteDef[] {
       errors: ['COMPANY_NOT_FOUND', 'ADVISORY_NOT_FOUND', 'SECURITY_ADVISORY_FEED_UNAVAILABLE'],
       handler: async ({ params }) => {
         const body = await failClosed(params.slug, async (publisher, tenantId) => {
-          const a = (await allAdvisories(db, tenantId)).find((x) => x.trackingId === params.trackingId);
+          const a = await advisoryByTrackingId(db, tenantId, params.trackingId);
           if (!a)
             throw new ApiError('ADVISORY_NOT_FOUND', 'No advisory with this tracking id', {
               details: { trackingId: params.trackingId },

@@ -143,21 +143,14 @@ export async function subjectOf(db: Db, product: ProductTable): Promise<Record<s
   return subject;
 }
 
-function pick(subject: unknown, path: string): unknown {
-  let v: unknown = subject;
-  for (const key of path.split('.')) {
-    if (v === null || typeof v !== 'object') return undefined;
-    v = (v as Record<string, unknown>)[key];
-  }
-  return v;
-}
-
 /** Runs one obligation against the subject. */
 export function judge(
   o: Obligation,
   subject: Record<string, unknown>,
 ): Pick<Finding, 'outcome' | 'reason' | 'missing' | 'observed'> {
-  const observed = Object.fromEntries(o.requires.map((p) => [p, pick(subject, p) ?? null]));
+  const observed = Object.fromEntries(
+    o.requires.map((p) => [p, (jsonLogic.apply({ var: p }, subject) as unknown) ?? null]),
+  );
   let missing: string[];
   let answer: unknown;
   try {
