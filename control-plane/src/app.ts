@@ -92,6 +92,14 @@ export function buildApp(deps: AppDeps): BuiltApp {
     accessTokenAuthenticator({ keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
   ];
 
+  // The broker's side of a revocation: a failure leaves a login the periodic sweep removes (server.ts).
+  const revokeOnBroker = (deviceId: string) =>
+    broker
+      .revokeDevice(deviceId)
+      .catch((err: unknown) =>
+        log.warn({ err, deviceId }, 'the revoked device still has a broker login; the next sweep removes it'),
+      );
+
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({
@@ -119,8 +127,18 @@ export function buildApp(deps: AppDeps): BuiltApp {
       devices,
       issuer: config.publicBaseUrl,
       tokenEndpoint: tokens.tokenEndpoint,
-      mqttUrl: broker.deviceUrl,
-      onRevoked: (id) => broker.disconnectDevice(id),
+      broker,
+      onRevoked: revokeOnBroker,
+      onKeyRotated: (device) =>
+        broker
+          .admitDevice(device)
+          .then(() => undefined)
+          .catch((err: unknown) =>
+            log.warn(
+              { err, deviceId: device.deviceId },
+              'the broker still has the login of the old key; the device replaces it when it asks for its login',
+            ),
+          ),
     }),
     ...webhookRoutes({
       db: store.db,
@@ -166,7 +184,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       log,
       ipLimiter,
       mailer: deps.services.mailer,
-      onDeviceRevoked: (id) => deps.services.broker.disconnectDevice(id),
+      onDeviceRevoked: revokeOnBroker,
     }),
   );
   const api = express.Router({ caseSensitive: true });

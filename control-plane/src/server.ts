@@ -202,6 +202,18 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     );
   }, 3_600_000);
   housekeeping.unref();
+  // Broker logins of devices that are no longer active (a revocation whose broker call failed) go within a minute.
+  const sweepBroker = () => {
+    broker
+      .sweepDevices((ids) => devices.activeAmong(ids))
+      .then(
+        (removed) => removed > 0 && log.info({ removed }, 'removed broker logins of inactive devices'),
+        (err: unknown) => log.warn({ err }, 'broker login sweep failed'),
+      );
+  };
+  sweepBroker();
+  const brokerSweep = setInterval(sweepBroker, 60_000);
+  brokerSweep.unref();
 
   const server: Server = await new Promise((resolve, reject) => {
     const s = built.app.listen(config.port, config.host, () => resolve(s));
@@ -219,6 +231,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     (closing ??= (async () => {
       shuttingDown = true;
       clearInterval(housekeeping);
+      clearInterval(brokerSweep);
       keyring.stop();
       // SHUTDOWN_GRACE_MS bounds the whole stop. In-flight requests get most of it; when one is stuck (a
       // slow client, a query waiting on a lock) its socket is closed, and whatever still holds the store at
@@ -279,7 +292,11 @@ async function startBroker(
   log: Logger,
   authenticate: (token: string) => ReturnType<typeof principalFromAccessToken>,
 ): Promise<Broker> {
-  if (config.mqttUrl) return ExternalBroker.connect(config.mqttUrl, log.child({ module: 'mqtt' }));
+  if (config.mqttUrl)
+    return ExternalBroker.connect(config.mqttUrl, log.child({ module: 'mqtt' }), {
+      deviceAuth: config.mqttDeviceAuth,
+      deviceSecret: config.mqttDeviceSecret,
+    });
   if (config.mqttPort === 0) return noBroker;
   return EmbeddedBroker.start({
     port: config.mqttPort,

@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deviceTopics, type WorkNotice } from '@dpp/shared';
 import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
 import {
+  BrokerLogin,
+  ControlPlaneClient,
   MqttLink,
   TokenClient,
   enroll,
@@ -52,7 +54,12 @@ describe('MqttLink on the embedded broker', () => {
       url: d.identity.mqtt.url!,
       deviceId: d.identity.deviceId,
       tenantId: d.identity.tenantId,
-      tokens: d.tokens,
+      login: new BrokerLogin({
+        deviceId: d.identity.deviceId,
+        tokens: d.tokens,
+        fetchCredentials: (id) =>
+          new ControlPlaneClient({ baseUrl: t.url, tokens: d.tokens, timeoutMs: 5000 }).mqttCredentials(id),
+      }),
       printers: ['zebra-1'],
       agentVersion: 'test',
       log: silentLogger,

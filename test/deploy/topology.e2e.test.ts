@@ -3,8 +3,10 @@
  * and the Mosquitto the repository ships, an agent with a simulated RFID printer talking to one replica while
  * jobs are created through the other; the replica that took the jobs stops mid-run. Every label ends SEALED,
  * none printed twice, and the workers of the surviving replica carry the rest: every print.confirmed webhook
- * arrives (outbox, webhook deliveries), and a passport is generated through it (generation). The agent has no broker login of its own on this broker yet: it polls.
+ * arrives (outbox, webhook deliveries), and a passport is generated through it (generation). The agent is on the
+ * broker with the login the control plane administers for it (dynamic security).
  */
+import mqtt from 'mqtt';
 import { afterAll, describe, expect, it } from 'vitest';
 import { httpCaller } from '@dpp/control-plane';
 import { startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
@@ -42,7 +44,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two replicas, one PostgreSQL, t
       broker = await startShippedBroker();
       t = await startTestControlPlane({
         dialect: 'postgres',
-        env: { MQTT_URL: broker.controlPlaneUrl, AIDC_LEASE_SECONDS: '12', AIDC_REAPER_INTERVAL_MS: '250' },
+        env: {
+          MQTT_URL: broker.controlPlaneUrl,
+          MQTT_DEVICE_AUTH: 'dynamic-security',
+          MQTT_DEVICE_SECRET: 'topology-test-device-secret-0123456789',
+          AIDC_LEASE_SECONDS: '12',
+          AIDC_REAPER_INTERVAL_MS: '250',
+        },
       });
       const second = await t.replica();
       // The same workspace seen through the second replica: what the agent and the checks talk to.
@@ -53,6 +61,22 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('two replicas, one PostgreSQL, t
       const product = await printableProduct(t, key, LABELS);
       floor = await startFloor(viaSecond, key, { printers: [{ name: PRINTER, rfid: true }] });
       const sim = floor.printers[PRINTER]!;
+      // The agent is on the broker with its own login: its retained presence says online.
+      const watcher = await mqtt.connectAsync(broker.url, {
+        username: 'control-plane',
+        password: broker.secrets.MQTT_CONTROL_PLANE_PASSWORD,
+        reconnectPeriod: 0,
+      });
+      const presence = `dpp/${floor.identity.tenantId}/devices/${floor.identity.deviceId}/presence`;
+      const online = new Promise<unknown>((resolve) =>
+        watcher.on('message', (topic, payload) => {
+          const p = JSON.parse(payload.toString()) as { status: string };
+          if (topic === presence && p.status === 'online') resolve(p);
+        }),
+      );
+      await watcher.subscribeAsync(presence, { qos: 1 });
+      await expect(online).resolves.toMatchObject({ status: 'online' });
+      await watcher.endAsync(true);
 
       await queueJobs(t, key, product, { printer: PRINTER }); // through the first replica
       await sim.waitForLabels(LABELS / 4, 120_000);

@@ -15,6 +15,8 @@ import {
   type HeartbeatAnswer,
   HeartbeatAnswerSchema,
   type HeartbeatRequest,
+  type MqttCredentials,
+  MqttCredentialsSchema,
   type PrintJob,
   PrintJobSchema,
   type PrintResult,
@@ -35,6 +37,7 @@ export type ResultBody = PrintResult;
 const ClaimAnswer = z.object({ data: ClaimedSchema });
 const HeartbeatReply = z.object({ data: HeartbeatAnswerSchema });
 const JobAnswer = z.object({ data: PrintJobSchema });
+const CredentialsAnswer = z.object({ data: MqttCredentialsSchema });
 
 export interface ControlPlaneClientOptions {
   baseUrl: string;
@@ -112,6 +115,18 @@ export class ControlPlaneClient {
       const answer = await this.authed('GET', `/api/v2/aidc/jobs/${encodeURIComponent(jobRef)}`);
       if (answer.status !== 200) throw httpError('job', answer);
       return parse(JobAnswer, answer, 'job').data;
+    });
+  }
+
+  /** POST /devices/{id}/mqtt-credentials: this device's broker login. Retried on transient faults. */
+  async mqttCredentials(deviceId: string): Promise<MqttCredentials> {
+    return this.safely(async () => {
+      const answer = await this.authed(
+        'POST',
+        `/api/v2/devices/${encodeURIComponent(deviceId)}/mqtt-credentials`,
+      );
+      if (answer.status !== 200) throw httpError('mqtt credentials', answer);
+      return parse(CredentialsAnswer, answer, 'mqtt credentials').data;
     });
   }
 

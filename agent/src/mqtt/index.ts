@@ -1,1 +1,2 @@
 export * from './link.js';
+export * from './login.js';

@@ -1,9 +1,9 @@
 /**
- * The agent's MQTT session (mqtt.js): username = device id, password = a fresh access token on every
- * connect (tokens live 15 minutes, sessions longer), a retained `presence` with a retained `offline` last
- * will, the work-notice subscription, and retained printer statuses (re-sent after a reconnect).
- * Reconnection is ours rather than mqtt.js's, so that each try can fetch a token first; backoff from 1 s
- * to 30 s. The broker only says "there is work": a notice that is missed loses nothing, because the
+ * The agent's MQTT session (mqtt.js): username = device id, password = what `login` says (a fresh access
+ * token on every connect on the embedded broker, the device's own broker password on an administered
+ * Mosquitto), a retained `presence` with a retained `offline` last will, the work-notice subscription, and
+ * retained printer statuses (re-sent after a reconnect). Reconnection is ours rather than mqtt.js's, so that
+ * each try can fetch its login first; backoff from 1 s to 30 s. The broker only says "there is work": a notice that is missed loses nothing, because the
  * workers also poll.
  */
 import mqtt, { type MqttClient } from 'mqtt';
@@ -16,9 +16,9 @@ import {
   type WorkNotice,
   TypedEvents,
 } from '@dpp/shared';
-import type { TokenSource } from '../identity/index.js';
 import type { Logger } from '../log.js';
 import { backoffMs } from '../util/time.js';
+import type { MqttLoginSource } from './login.js';
 
 export type MqttState = 'disabled' | 'connecting' | 'connected' | 'disconnected';
 
@@ -31,7 +31,7 @@ export interface MqttLinkOptions {
   url: string;
   deviceId: string;
   tenantId: string;
-  tokens: TokenSource;
+  login: MqttLoginSource;
   printers: string[];
   agentVersion: string;
   log: Logger;
@@ -114,18 +114,18 @@ export class MqttLink {
   private async connect(): Promise<void> {
     if (this.stopped) return;
     this.setState('connecting');
-    let password: string;
+    let login: { username: string; password: string };
     try {
-      password = await this.opts.tokens.token();
+      login = await this.opts.login.login();
     } catch (err) {
-      this.retry(`no access token: ${(err as Error).message}`);
+      this.retry(`no broker login: ${(err as Error).message}`);
       return;
     }
     if (this.stopped) return;
     const client = mqtt.connect(this.opts.url, {
       clientId: `dpp-agent-${this.opts.deviceId}`,
-      username: this.opts.deviceId,
-      password,
+      username: login.username,
+      password: login.password,
       protocolVersion: 4,
       clean: true,
       keepalive: 30,
@@ -161,8 +161,8 @@ export class MqttLink {
     });
     client.on('error', (err) => {
       lastError = err.message;
-      // CONNACK 4 (bad user name or password) / 5 (not authorized): the token may be stale.
-      if ('code' in err && (err.code === 4 || err.code === 5)) this.opts.tokens.invalidate();
+      // CONNACK 4 (bad user name or password) / 5 (not authorized): the login may be stale.
+      if ('code' in err && (err.code === 4 || err.code === 5)) this.opts.login.invalidate();
     });
     client.on('close', () => {
       if (this.client !== client) return;

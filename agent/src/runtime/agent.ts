@@ -23,7 +23,7 @@ import {
   type Identity,
 } from '../identity/index.js';
 import { createLogger, type Logger } from '../log.js';
-import { MqttLink, type MqttState } from '../mqtt/index.js';
+import { BrokerLogin, MqttLink, type MqttState } from '../mqtt/index.js';
 import { Outbox } from '../outbox/index.js';
 import { createPrinterDriver } from '../printers/index.js';
 import { createScanner, type Scanner } from '../scanners/index.js';
@@ -156,7 +156,11 @@ export class Agent implements ConsoleBackend {
           url: mqttUrl,
           deviceId: identity.deviceId,
           tenantId: identity.tenantId,
-          tokens,
+          login: new BrokerLogin({
+            deviceId: identity.deviceId,
+            tokens,
+            fetchCredentials: (id) => client.mqttCredentials(id),
+          }),
           printers: config.printers.map((p) => p.name),
           agentVersion: AGENT_VERSION,
           log: log.child({ ns: 'mqtt' }),

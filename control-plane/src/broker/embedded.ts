@@ -4,7 +4,7 @@ import { Aedes, type AuthenticateError, type Client } from 'aedes';
 import { isWithinDeviceSubtree, parseDeviceTopic } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
 import type { Principal } from '../http/index.js';
-import type { Broker } from './broker.js';
+import { type Broker, type DeviceBrokerLogin, accessTokenLogin } from './broker.js';
 
 export interface EmbeddedBrokerOptions {
   port: number;
@@ -30,6 +30,7 @@ const DEVICE_PUBLISHES = [/^presence$/, /^printers\/[^/+#]+\/status$/];
  * only its presence and printer status there. The control plane publishes as the server (no client).
  */
 export class EmbeddedBroker implements Broker {
+  readonly deviceAuth = 'access_token' as const;
   private readonly sessions = new WeakMap<Client, Session>();
   private readonly byDevice = new Map<string, Set<Client>>();
 
@@ -127,9 +128,19 @@ export class EmbeddedBroker implements Broker {
     });
   }
 
-  disconnectDevice(deviceId: string): void {
+  admitDevice(d: { deviceId: string }): Promise<DeviceBrokerLogin> {
+    return Promise.resolve(accessTokenLogin(d.deviceId));
+  }
+
+  revokeDevice(deviceId: string): Promise<void> {
     for (const client of this.byDevice.get(deviceId) ?? []) client.close();
     this.byDevice.delete(deviceId);
+    return Promise.resolve();
+  }
+
+  /** Sessions are checked against the store at connect; there are no logins to sweep. */
+  sweepDevices(): Promise<number> {
+    return Promise.resolve(0);
   }
 
   /** Connected device sessions (for metrics and tests). */

@@ -33,6 +33,13 @@ describe('loadConfig', () => {
     [{ PORT: 'abc' }, 'PORT'],
     [{ PORT: '70000' }, 'PORT'],
     [{ MQTT_PORT: '-1' }, 'MQTT_PORT'],
+    [{ MQTT_DEVICE_AUTH: 'jwt' }, 'MQTT_DEVICE_AUTH'],
+    [{ MQTT_DEVICE_AUTH: 'dynamic-security', MQTT_DEVICE_SECRET: 'x'.repeat(32) }, 'MQTT_DEVICE_AUTH'],
+    [{ MQTT_URL: 'mqtt://b:1883', MQTT_DEVICE_AUTH: 'dynamic-security' }, 'MQTT_DEVICE_SECRET'],
+    [
+      { MQTT_URL: 'mqtt://b:1883', MQTT_DEVICE_AUTH: 'dynamic-security', MQTT_DEVICE_SECRET: 'short' },
+      'MQTT_DEVICE_SECRET',
+    ],
     [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL'],
     [{ DATABASE_URL: 'not a url' }, 'DATABASE_URL'],
     [{ DPP_ENV: 'staging' }, 'DPP_ENV'],

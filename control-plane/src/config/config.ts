@@ -32,6 +32,14 @@ export interface Config {
   mqttPort: number;
   /** External broker to use instead of the embedded one. */
   mqttUrl: string | undefined;
+  /**
+   * MQTT_DEVICE_AUTH, with MQTT_URL: `dynamic-security` (the control plane administers each device's login and
+   * ACL on a Mosquitto with its dynamic-security plugin) or `access-token` (the broker checks access tokens
+   * itself, e.g. EMQX's JWT authenticator). The embedded broker always checks access tokens.
+   */
+  mqttDeviceAuth: 'dynamic-security' | 'access-token';
+  /** MQTT_DEVICE_SECRET: what devices' broker passwords are derived from (dynamic-security). */
+  mqttDeviceSecret: string | undefined;
   seedFile: string | undefined;
   publicBaseUrl: string;
   rateLimits: Record<Tier, RateBudget>;
@@ -263,6 +271,23 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
   const secretsKeyPrevious = readKey(env, 'SECRETS_KEY_PREVIOUS');
   if (secretsKeyPrevious && !secretsKey)
     throw new ConfigError('SECRETS_KEY_PREVIOUS', 'needs SECRETS_KEY, the key that replaces it');
+  const mqttDeviceAuth = env.MQTT_DEVICE_AUTH || 'access-token';
+  if (mqttDeviceAuth !== 'access-token' && mqttDeviceAuth !== 'dynamic-security')
+    throw new ConfigError(
+      'MQTT_DEVICE_AUTH',
+      `must be access-token or dynamic-security, got "${mqttDeviceAuth}"`,
+    );
+  if (mqttDeviceAuth === 'dynamic-security' && !mqttUrl)
+    throw new ConfigError(
+      'MQTT_DEVICE_AUTH',
+      'dynamic-security administers an external broker: set MQTT_URL',
+    );
+  const mqttDeviceSecret = env.MQTT_DEVICE_SECRET || undefined;
+  if (mqttDeviceAuth === 'dynamic-security' && (!mqttDeviceSecret || mqttDeviceSecret.length < 32))
+    throw new ConfigError(
+      'MQTT_DEVICE_SECRET',
+      'needs at least 32 characters with MQTT_DEVICE_AUTH=dynamic-security (e.g. `openssl rand -base64 32`)',
+    );
   const logLevel = env.LOG_LEVEL ?? (envName === 'test' ? 'warn' : 'info');
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
     throw new ConfigError(
@@ -278,6 +303,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     databaseUrl,
     mqttPort: readPort(env, 'MQTT_PORT', 1883),
     mqttUrl,
+    mqttDeviceAuth,
+    mqttDeviceSecret,
     seedFile: seedFile ? path.resolve(cwd, seedFile) : undefined,
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     rateLimits: readBudgets(env, 'RATE_LIMITS', TIERS, DEFAULT_RATE_LIMITS),

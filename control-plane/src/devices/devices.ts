@@ -214,6 +214,21 @@ export class DeviceService {
       .executeTakeFirst();
   }
 
+  /** Which of these ids are active devices (of any tenant). */
+  async activeAmong(ids: string[]): Promise<Set<string>> {
+    const active = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('devices')
+        .select('id')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('status', '=', 'active')
+        .execute();
+      for (const r of rows) active.add(r.id);
+    }
+    return active;
+  }
+
   /** Revokes a device: its tokens stop working at once (the caller also closes its MQTT session). */
   async revoke(tenantId: string, id: string, audit: AuditContext): Promise<DeviceView> {
     return this.db.transaction().execute(async (trx) => {

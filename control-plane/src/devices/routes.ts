@@ -4,6 +4,7 @@ import {
   Ed25519PublicJwkSchema,
   EnrollRequestSchema,
   EnrollResponseSchema,
+  MqttCredentialsSchema,
   isTopicLevel,
 } from '@dpp/shared';
 import {
@@ -15,6 +16,7 @@ import {
   UuidParam,
   dataEnvelope,
 } from '../http/index.js';
+import type { Broker } from '../broker/index.js';
 import type { DeviceService } from './devices.js';
 
 const DeviceSchema = z
@@ -68,9 +70,11 @@ export interface DeviceRouteDeps {
   devices: DeviceService;
   issuer: string;
   tokenEndpoint: string;
-  mqttUrl: string | null;
-  /** Called after a revoke commits: closes the device's MQTT session. */
-  onRevoked: (deviceId: string) => void;
+  broker: Pick<Broker, 'deviceUrl' | 'deviceAuth' | 'admitDevice'>;
+  /** Called after a revoke commits: closes the device's MQTT sessions and removes its broker login. */
+  onRevoked: (deviceId: string) => Promise<void>;
+  /** Called after a key rotation commits: the broker login of the old key stops working. */
+  onKeyRotated: (device: { tenantId: string; deviceId: string; keyThumbprint: string }) => Promise<void>;
 }
 
 const manage = { scopes: ['devices:manage'] } as const;
@@ -148,7 +152,7 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
               issuer: deps.issuer,
               tokenEndpoint: deps.tokenEndpoint,
               jwksUri: `${deps.issuer}/.well-known/jwks.json`,
-              mqtt: { url: deps.mqttUrl, topicPrefix: devices.topicPrefix(tenantId, device.id) },
+              mqtt: { url: deps.broker.deviceUrl, topicPrefix: devices.topicPrefix(tenantId, device.id) },
             },
           },
         };
@@ -199,7 +203,7 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
           actor: actorOf(principal),
           correlationId,
         });
-        deps.onRevoked(device.id);
+        await deps.onRevoked(device.id);
         return { status: 200, body: { data: device } };
       },
     }),
@@ -230,7 +234,60 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
           actor: actorOf(principal),
           correlationId,
         });
+        await deps.onKeyRotated({
+          tenantId: principal.tenant.id,
+          deviceId: device.id,
+          keyThumbprint: device.keyThumbprint,
+        });
         return { status: 200, body: { data: device } };
+      },
+    }),
+    route({
+      method: 'post',
+      path: '/api/v2/devices/{id}/mqtt-credentials',
+      operationId: 'getDeviceMqttCredentials',
+      summary: "The device's own MQTT broker login",
+      description:
+        'Called by the device before it connects to the broker. With `auth` = `access_token` (the embedded ' +
+        'broker) `password` is null: connect with username = device id and a fresh access token as the ' +
+        'password. With `auth` = `password` (an external Mosquitto the control plane administers), the ' +
+        "device's login and ACL are created or brought up to date on the broker first, and `password` is " +
+        'its own: it changes when the device key is rotated and stops working when the device is revoked. ' +
+        'Never cached (Cache-Control: no-store). 503 when the broker does not answer.',
+      tags: ['Devices'],
+      auth: { scopes: [DEVICE_SCOPE], principals: ['device'] },
+      request: { params: UuidParam },
+      responses: { 200: { description: 'The login', schema: dataEnvelope(MqttCredentialsSchema) } },
+      errors: ['SERVICE_UNAVAILABLE'],
+      handler: async ({ principal, params }) => {
+        if (principal.id !== params.id) throw ApiError.notFound('Device');
+        const device = await devices.get(principal.tenant.id, params.id);
+        const tenantId = principal.tenant.id;
+        const login = await deps.broker
+          .admitDevice({ tenantId, deviceId: device.id, keyThumbprint: device.keyThumbprint })
+          .catch((err: unknown) => {
+            throw new ApiError(
+              'SERVICE_UNAVAILABLE',
+              'The MQTT broker did not take the device login; try again',
+              {
+                cause: err,
+                headers: { 'Retry-After': '5' },
+              },
+            );
+          });
+        return {
+          status: 200,
+          headers: { 'Cache-Control': 'no-store' },
+          body: {
+            data: {
+              url: deps.broker.deviceUrl,
+              topicPrefix: devices.topicPrefix(tenantId, device.id),
+              auth: deps.broker.deviceAuth,
+              username: login.username,
+              password: login.password,
+            },
+          },
+        };
       },
     }),
   ];

@@ -198,7 +198,7 @@ function checkForm(form: TokenForm): { errors: FieldErrors; printerNames: string
 }
 
 /** The devices page: enrolled devices (revoke), enrollment tokens (create, shown once). */
-export function devicePages(deps: WebDeps & { onDeviceRevoked: (id: string) => void }) {
+export function devicePages(deps: WebDeps & { onDeviceRevoked: (id: string) => Promise<void> }) {
   const devices = new DeviceService(deps.store.db);
   const show = async (
     res: Response,
@@ -261,7 +261,7 @@ export function devicePages(deps: WebDeps & { onDeviceRevoked: (id: string) => v
         return show(res, session, { status: 404, problem: 'There is no such device.' });
       throw err;
     }
-    deps.onDeviceRevoked(id.toLowerCase());
+    await deps.onDeviceRevoked(id.toLowerCase());
     seeOther(res, '/settings/devices?notice=revoked');
   };
 

@@ -19,7 +19,7 @@ export interface WebDeps {
   log: Logger;
   mailer: Mailer;
   /** Closes a revoked device's MQTT session. */
-  onDeviceRevoked?: (deviceId: string) => void;
+  onDeviceRevoked?: (deviceId: string) => Promise<void>;
   /** Budgets per client IP: sign-in and sign-up spend `credentials`, failed sign-ins `failures`. */
   ipLimiter: IpLimiter;
 }
@@ -97,7 +97,10 @@ export function webRouter(deps: WebDeps): Router {
   router.post('/settings/workspace/slug', form, signedIn(db, changeWorkspaceSlug(deps)));
   router.post('/settings/api-keys/:id/rotate', form, signedIn(db, rotateKey(deps)));
   router.post('/settings/api-keys/:id/revoke', form, signedIn(db, revokeKey(deps)));
-  const devices = devicePages({ ...deps, onDeviceRevoked: deps.onDeviceRevoked ?? (() => undefined) });
+  const devices = devicePages({
+    ...deps,
+    onDeviceRevoked: deps.onDeviceRevoked ?? (() => Promise.resolve()),
+  });
   const advisories = advisoryPages(deps);
   router.get('/settings/advisories', signedIn(db, advisories.list));
   router.post('/settings/advisories', form, signedIn(db, advisories.publish));

@@ -56,6 +56,23 @@ export const EnrollResponseSchema = z.object({
 });
 export type EnrollResponse = z.infer<typeof EnrollResponseSchema>;
 
+/**
+ * POST /api/v2/devices/{id}/mqtt-credentials: the device's own broker login. With `auth: "access_token"`
+ * (the embedded broker, or one that checks tokens itself) `password` is null and the device sends a fresh
+ * access token as its password; with `auth: "password"` (an external Mosquitto the control plane
+ * administers) `password` is the device's own, valid until its key is rotated or it is revoked.
+ */
+export const MqttCredentialsSchema = z
+  .object({
+    url: z.string().nullable(),
+    topicPrefix: z.string(),
+    auth: z.enum(['access_token', 'password']),
+    username: z.string(),
+    password: z.string().nullable(),
+  })
+  .meta({ id: 'MqttCredentials' });
+export type MqttCredentials = z.infer<typeof MqttCredentialsSchema>;
+
 /** RFC 6749 §5.1 token response. */
 export const TokenResponseSchema = z.object({
   access_token: z.string(),
