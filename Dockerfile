@@ -15,6 +15,8 @@ RUN ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# socat: the demo floor's simulator serves its printer and scanner on ptys.
+RUN apt-get update && apt-get install -y --no-install-recommends socat && rm -rf /var/lib/apt/lists/*
 ENV DPP_ENV=production NODE_ENV=production
 COPY --from=deps /app/node_modules node_modules
 COPY . .

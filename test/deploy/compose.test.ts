@@ -18,6 +18,7 @@ interface Service {
   build?: string;
   volumes?: string[];
   environment?: Record<string, string>;
+  command?: string[];
 }
 const compose = parse(read('docker-compose.yml')) as { services: Record<string, Service>; volumes: object };
 const composeText = read('docker-compose.yml');
@@ -60,6 +61,32 @@ describe('docker-compose.yml and .env.example', () => {
     const workspaces = (JSON.parse(read('package.json')) as { workspaces: string[] }).workspaces;
     const dockerfile = read('Dockerfile');
     for (const w of workspaces) expect(dockerfile, w).toContain(`COPY ${w}/package.json ${w}/`);
+  });
+
+  it('gives devices logins of their own on the broker, and runs a demo floor from the repository through the proxy', () => {
+    const cp = compose.services['control-plane']!.environment!;
+    expect(cp.MQTT_DEVICE_AUTH).toBe('dynamic-security');
+    const demo = compose.services['demo-floor']!;
+    const entry = demo.command!.find((a) => a.endsWith('.ts'))!;
+    expect(existsSync(path.join(repo, entry)), entry).toBe(true);
+    const source = read(entry);
+    for (const v of ['DATABASE_URL', 'CONTROL_PLANE_URL']) {
+      expect(source, `${entry} does not read ${v}`).toContain(`'${v}'`);
+      expect(demo.environment![v], `demo-floor does not set ${v}`).toBeTruthy();
+    }
+    expect(demo.environment!.CONTROL_PLANE_URL).toBe('http://lb:8080');
+    expect(read('Dockerfile')).toMatch(/apt-get install[^\n]*socat/);
+  });
+
+  it('ships an EMQX configuration that checks device tokens as the control plane issues them', () => {
+    const emqx = read('deploy/emqx/emqx.conf');
+    expect(emqx).toContain('endpoint = "http://lb:8080/.well-known/jwks.json"');
+    // The claims a device access token carries (oauth/tokens.ts): sub = device id, principal_type = device.
+    expect(emqx).toMatch(/verify_claims \{ sub = "\$\{username\}", principal_type = "device" \}/);
+    expect(emqx).toContain('no_match = deny');
+    const acl = read('deploy/emqx/acl.conf');
+    expect(acl).toContain('{allow, {username, "control-plane"}, all, ["dpp/#"]}.');
+    expect(acl.trim().endsWith('{deny, all}.')).toBe(true);
   });
 
   it('forwards the client address through the proxy, and the replicas believe only their private network', () => {

@@ -50,6 +50,8 @@ export interface TestControlPlane {
   dialect: DialectName;
   /** DATA_DIR of the control plane (its SQLite file, keys). */
   dataDir: string;
+  /** On PostgreSQL: a DATABASE_URL that reaches this control plane's schema (for another process). */
+  databaseUrl: string | null;
   /** `sandbox` is a live (unexpired) sandbox workspace on the mid_market tier. */
   tenants: { a: SeededTenant; b: SeededTenant; expired: SeededTenant; sandbox: SeededTenant };
   /** Every email the control plane sent, oldest first (kept here instead of logged). */
@@ -171,6 +173,10 @@ export async function startTestControlPlane(
     url: cp.url,
     dialect,
     dataDir: dir,
+    databaseUrl:
+      dialect === 'postgres'
+        ? `${pgUrl!}${pgUrl!.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+        : null,
     tenants,
     mail,
     call,

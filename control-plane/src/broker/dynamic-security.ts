@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { MqttClient } from 'mqtt';
-import { devicePrefix } from '@dpp/shared';
+import { deviceBrokerRules } from '@dpp/shared';
 
 /**
  * Mosquitto's dynamic-security plugin, administered over MQTT: commands go to `$CONTROL/dynamic-security/v1`
@@ -42,13 +42,11 @@ export const deviceRoleName = (deviceId: string) => `dpp-device-${deviceId}`;
  * access the shipped configuration keeps (publish and subscribe denied).
  */
 export function deviceAcls(tenantId: string, deviceId: string) {
-  const p = devicePrefix(tenantId, deviceId);
-  return [
-    { acltype: 'subscribePattern', topic: `${p}#`, priority: 0, allow: true },
-    { acltype: 'publishClientReceive', topic: `${p}#`, priority: 0, allow: true },
-    { acltype: 'publishClientSend', topic: `${p}presence`, priority: 0, allow: true },
-    { acltype: 'publishClientSend', topic: `${p}printers/+/status`, priority: 0, allow: true },
-  ];
+  return deviceBrokerRules(tenantId, deviceId).flatMap(({ action, topic }) =>
+    (action === 'subscribe' ? ['subscribePattern', 'publishClientReceive'] : ['publishClientSend']).map(
+      (acltype) => ({ acltype, topic, priority: 0, allow: true }),
+    ),
+  );
 }
 
 /**

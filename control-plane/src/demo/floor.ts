@@ -21,8 +21,10 @@ export interface DemoFloorOptions {
 export interface DemoFloor {
   /** Stops the simulator and the agent (a graceful stop of `npm start`). */
   stop(): Promise<void>;
-  /** The demo labels, queued and followed until each job is finished. */
-  printing: Promise<void>;
+  /** Whether the simulator and the agent are both still running. */
+  running(): boolean;
+  /** The demo labels, queued and followed until each job is finished: how many were sealed, of how many. */
+  printing: Promise<{ sealed: number; total: number }>;
 }
 
 /** tsx's loader by its own address, so a command starts the same from whatever folder the demo runs in. */
@@ -138,7 +140,11 @@ async function runToExit(child: ChildProcess, what: string): Promise<void> {
 }
 
 /** Queues one job per serial and reports each state change until every job is finished. */
-async function printLabels(call: ApiCaller, o: DemoFloorOptions, labelDir: string): Promise<void> {
+async function printLabels(
+  call: ApiCaller,
+  o: DemoFloorOptions,
+  labelDir: string,
+): Promise<{ sealed: number; total: number }> {
   const product = await printableProduct(call, o.apiKey, o.labels, { name: 'Demo Phone' });
   o.log(
     `  Product ${product.productId} (GTIN ${product.gtin}) is ready to print; serials ${product.serials.join(', ')}`,
@@ -175,6 +181,7 @@ async function printLabels(call: ApiCaller, o: DemoFloorOptions, labelDir: strin
       '',
     ].join('\n'),
   );
+  return { sealed: [...seen.values()].filter((s) => s === 'SEALED').length, total: refs.length };
 }
 
 /**
@@ -211,7 +218,8 @@ export async function startDemoFloor(o: DemoFloorOptions): Promise<DemoFloor> {
     await Promise.all([stopPid(record.simPid), stopPid(record.agentPid)]);
     await fs.rm(recordFile, { force: true });
   };
-  return { stop, printing: printLabels(call, o, record.labelDir) };
+  const running = () => alive(record.simPid) && alive(record.agentPid);
+  return { stop, running, printing: printLabels(call, o, record.labelDir) };
 }
 
 /** Starts the simulator, enrolls an agent for it and starts the agent. */

@@ -146,7 +146,18 @@ describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (d
     expect(r.body).toMatchObject({ token_type: 'Bearer', expires_in: 900, scope: 'aidc:device' });
     expect(r.headers.get('cache-control')).toBe('no-store');
     expect(decodeProtectedHeader(r.body.access_token)).toMatchObject({ alg: 'EdDSA', typ: 'at+jwt' });
-    expect(decodeJwt(r.body.access_token)).toMatchObject({ sub: device.id, tenant_id: t.tenants.a.id });
+    const prefix = `dpp/${t.tenants.a.id}/devices/${device.id}/`;
+    expect(decodeJwt(r.body.access_token)).toMatchObject({
+      sub: device.id,
+      tenant_id: t.tenants.a.id,
+      // Its broker rules, for a broker that reads them from the token (EMQX's JWT authenticator).
+      acl: [
+        { permission: 'allow', action: 'subscribe', topic: `${prefix}#` },
+        { permission: 'allow', action: 'publish', topic: `${prefix}presence` },
+        { permission: 'allow', action: 'publish', topic: `${prefix}printers/+/status` },
+        { permission: 'deny', action: 'all', topic: '#' },
+      ],
+    });
     // The same assertion under another Idempotency-Key is a replay of its jti.
     const replay = await token(body);
     expect(replay.status).toBe(401);
@@ -219,6 +230,7 @@ describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (d
     });
     expect(r.status).toBe(200);
     expect(r.body.scope).toBe('keys:manage');
+    expect(decodeJwt(r.body.access_token).acl).toBeUndefined(); // an API client is no device
     const list = await t.call('GET', '/api/v2/api-keys', { key: r.body.access_token });
     expect(list.status).toBe(200);
     const basic = Buffer.from(`${admin.id}:${t.tenants.b.admin}`).toString('base64');

@@ -1,6 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
-import { DEVICE_SCOPE, type Ed25519PublicJwk, JWT_BEARER_ASSERTION, type TokenResponse } from '@dpp/shared';
+import {
+  DEVICE_SCOPE,
+  type Ed25519PublicJwk,
+  JWT_BEARER_ASSERTION,
+  type TokenResponse,
+  deviceBrokerRules,
+} from '@dpp/shared';
 import { ApiError, type Authenticator, type Principal } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
@@ -168,6 +174,16 @@ export class TokenService {
         principal_type: c.kind,
         scope: c.scope,
         jti: randomUUID(),
+        // A device's broker rules, in EMQX's JWT `acl` claim format (v5.5+): a broker that takes access
+        // tokens as MQTT passwords can enforce them without asking the control plane.
+        ...(c.kind === 'device'
+          ? {
+              acl: [
+                ...deviceBrokerRules(c.tenant, c.sub).map((r) => ({ permission: 'allow', ...r })),
+                { permission: 'deny', action: 'all', topic: '#' },
+              ],
+            }
+          : {}),
       },
       { typ: ACCESS_TOKEN_TYPE, expiresInSeconds: ttl },
     );

@@ -42,6 +42,24 @@ export function deviceTopics(tenantId: string, deviceId: string): DeviceTopics {
   };
 }
 
+/**
+ * What a device may do on the broker, and nothing else: subscribe inside its own subtree, publish its presence
+ * and its printers' status. Every broker's rules derive from this list: the embedded broker's checks, the
+ * dynamic-security role the control plane administers on Mosquitto, and the `acl` claim of a device access
+ * token that EMQX's JWT authenticator reads.
+ */
+export function deviceBrokerRules(
+  tenantId: string,
+  deviceId: string,
+): { action: 'subscribe' | 'publish'; topic: string }[] {
+  const p = devicePrefix(tenantId, deviceId);
+  return [
+    { action: 'subscribe', topic: `${p}#` },
+    { action: 'publish', topic: `${p}presence` },
+    { action: 'publish', topic: `${p}printers/+/status` },
+  ];
+}
+
 /** Splits a device topic; `null` for anything outside `dpp/{tenant}/devices/{device}/...`. */
 export function parseDeviceTopic(topic: string): { tenantId: string; deviceId: string; rest: string } | null {
   const m = /^dpp\/([^/+#]+)\/devices\/([^/+#]+)\/(.+)$/.exec(topic);
