@@ -264,6 +264,91 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
     expect(sealed.status, sealed.text).toBe(200);
   });
 
+  it('refuses evidence that does not prove what it claims, naming the field, and moves nothing', async () => {
+    const p = await journey(t.call, admin, 1);
+    const job = await createJob(p.gtin, p.serials[0]!); // RFID by default
+    expect(job.status).toBe(201);
+    const c = (await dev.claim())!;
+    const e = dev.evidence(c);
+    const refused = async (status: string, evidence: Record<string, unknown>, field: string) => {
+      const r = await dev.result(c, status, evidence);
+      expect(r.status, `${field}: ${r.text}`).toBe(422);
+      expect(r.body.error).toMatchObject({ code: 'EVIDENCE_REJECTED', details: { field } });
+      return r.body.error.details as { expected: unknown; got: unknown };
+    };
+    const state = async () =>
+      (await t.call('GET', `/api/v2/aidc/jobs/${c.jobRef}`, { key: admin })).body.data.state as string;
+    const ok = async (status: string, evidence: Record<string, unknown>) => {
+      const r = await dev.result(c, status, evidence);
+      expect(r.status, r.text).toBe(200);
+    };
+
+    // An RFID job's render names the EPC it encodes.
+    const { sgtin96Epc: _epc, ...noEpc } = e.render_manifest;
+    expect(
+      await refused('RENDERED', { render_manifest: noEpc }, 'evidence.render_manifest.sgtin96Epc'),
+    ).toMatchObject({ expected: c.job.sgtin96Epc, got: null });
+    expect(await state()).toBe('CLAIMED');
+    await ok('RENDERED', { render_manifest: e.render_manifest });
+
+    // The bytes sent are the bytes rendered.
+    const other = 'f'.repeat(64);
+    await refused(
+      'SPOOL_SUBMITTED',
+      { spool_receipt: { ...e.spool_receipt, payloadSha256: other } },
+      'evidence.spool_receipt.payloadSha256',
+    );
+    await refused(
+      'SPOOL_SUBMITTED',
+      { spool_receipt: { ...e.spool_receipt, bytes: e.spool_receipt.bytes + 1 } },
+      'evidence.spool_receipt.bytes',
+    );
+    expect(await state()).toBe('RENDERED');
+    await ok('SPOOL_SUBMITTED', { spool_receipt: e.spool_receipt });
+
+    // A read-back attestation carries what it read.
+    const { epcReadBack: _read, ...noReadBack } = e.attestation as Record<string, unknown>;
+    await refused('PRINTED_ATTESTED', { attestation: noReadBack }, 'evidence.attestation.epcReadBack');
+    // Attested on the printer's status alone: the tag has not been read back yet.
+    await ok('PRINTED_ATTESTED', { attestation: { ...noReadBack, method: 'printer_status' } });
+
+    // So the scan must read the tag: a scan without it, or claiming a comparison without the EPC, is refused.
+    const { epcRead: _scanned, epcMatches: _matches, ...linkOnly } = e.scan_result as Record<string, unknown>;
+    await refused('SCAN_VERIFIED', { scan_result: linkOnly }, 'evidence.scan_result.epcRead');
+    await refused(
+      'SCAN_VERIFIED',
+      { scan_result: { ...linkOnly, epcMatches: true } },
+      'evidence.scan_result.epcRead',
+    );
+    await refused(
+      'SCAN_VERIFIED',
+      { scan_result: { ...e.scan_result, epcMatches: false } },
+      'evidence.scan_result.epcMatches',
+    );
+    expect(await state()).toBe('PRINTED_ATTESTED');
+    await ok('SCAN_VERIFIED', { scan_result: e.scan_result });
+
+    // The bundle names its key, and signs canonical bytes.
+    const reported = {
+      ...e,
+      attestation: { ...noReadBack, method: 'printer_status' },
+    } as unknown as typeof e;
+    const noKid = await dev.bundle(c, reported, {}, { header: { kid: undefined } });
+    expect(
+      await refused('SEALED', { evidence_bundle: { jws: noKid } }, 'evidence.evidence_bundle.jws.header.kid'),
+    ).toMatchObject({ got: null });
+    const wrongKid = await dev.bundle(c, reported, {}, { header: { kid: 'not-my-key' } });
+    await refused(
+      'SEALED',
+      { evidence_bundle: { jws: wrongKid } },
+      'evidence.evidence_bundle.jws.header.kid',
+    );
+    const pretty = await dev.bundle(c, reported, {}, { encode: (v) => JSON.stringify(v, null, 2) });
+    await refused('SEALED', { evidence_bundle: { jws: pretty } }, 'evidence.evidence_bundle.jws.payload');
+    expect(await state()).toBe('SCAN_VERIFIED');
+    await ok('SEALED', { evidence_bundle: { jws: await dev.bundle(c, reported) } });
+  });
+
   it('cancels only QUEUED jobs', async () => {
     const p = await journey(t.call, admin, 1);
     const job = await createJob(p.gtin, p.serials[0]!);

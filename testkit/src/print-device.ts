@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { CompactSign } from 'jose';
+import { CompactSign, calculateJwkThumbprint } from 'jose';
 import { EVIDENCE_BUNDLE_TYPE, EVIDENCE_KIND, HAPPY_PATH, canonicalJson } from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
 import type { ApiCaller, CallResult } from '@dpp/control-plane';
@@ -92,11 +92,15 @@ export class HttpPrintDevice {
     };
   }
 
-  /** The evidence bundle: a JWS signed by the device key over everything the attempt reported. */
+  /**
+   * The evidence bundle: a JWS signed by the device key over everything the attempt reported. `over` replaces
+   * members of the payload; `forge` changes its protected header or how the payload is written (tamper tests).
+   */
   async bundle(
     c: ClaimedJob,
     e: ReturnType<HttpPrintDevice['evidence']>,
     over: Record<string, unknown> = {},
+    forge: { header?: Record<string, unknown>; encode?: (payload: unknown) => string } = {},
   ): Promise<string> {
     const claims = JSON.parse(Buffer.from(c.envelope.split('.')[1]!, 'base64url').toString()) as {
       jti: string;
@@ -113,8 +117,13 @@ export class HttpPrintDevice {
       sealedAt: now(),
       ...over,
     };
-    return new CompactSign(new TextEncoder().encode(canonicalJson(payload)))
-      .setProtectedHeader({ alg: 'EdDSA', typ: EVIDENCE_BUNDLE_TYPE })
+    return new CompactSign(new TextEncoder().encode((forge.encode ?? canonicalJson)(payload)))
+      .setProtectedHeader({
+        alg: 'EdDSA',
+        typ: EVIDENCE_BUNDLE_TYPE,
+        kid: await calculateJwkThumbprint(this.device.key.publicJwk),
+        ...forge.header,
+      })
       .sign(this.device.key.privateKey);
   }
 

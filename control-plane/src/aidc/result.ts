@@ -12,6 +12,7 @@ import {
   RESULT_EVIDENCE,
   type RenderManifest,
   type ScanResult,
+  type SpoolReceipt,
   canonicalJson,
   resultSources,
 } from '@dpp/shared';
@@ -113,6 +114,13 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
         got: m.digitalLink,
       });
     }
+    if (job.requires_rfid && m.sgtin96Epc === undefined) {
+      throw rejected('An RFID job renders its tag: the manifest must name the EPC it encodes', {
+        field: 'evidence.render_manifest.sgtin96Epc',
+        expected: job.sgtin96_epc,
+        got: null,
+      });
+    }
     if (m.sgtin96Epc && m.sgtin96Epc !== job.sgtin96_epc) {
       throw rejected('The rendered EPC is not the job SGTIN-96', {
         field: 'evidence.render_manifest.sgtin96Epc',
@@ -121,8 +129,34 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
       });
     }
   }
+  if (input.status === 'SPOOL_SUBMITTED') {
+    // The bytes that left for the printer are the ones rendered (and proven) at RENDERED.
+    const receipt = e.spool_receipt as SpoolReceipt;
+    const manifest = await recordedEvidence<RenderManifest>(db, input.attempt_id, 'render_manifest');
+    if (manifest && receipt.payloadSha256 !== manifest.payloadSha256) {
+      throw rejected('The bytes sent are not the rendered payload', {
+        field: 'evidence.spool_receipt.payloadSha256',
+        expected: manifest.payloadSha256,
+        got: receipt.payloadSha256,
+      });
+    }
+    if (manifest && receipt.bytes !== manifest.payloadBytes) {
+      throw rejected('The number of bytes sent is not the rendered payload size', {
+        field: 'evidence.spool_receipt.bytes',
+        expected: manifest.payloadBytes,
+        got: receipt.bytes,
+      });
+    }
+  }
   if (input.status === 'PRINTED_ATTESTED') {
     const a = e.attestation as Attestation;
+    if (a.method === 'rfid_readback' && a.epcReadBack === undefined) {
+      throw rejected('An rfid_readback attestation carries the EPC it read back', {
+        field: 'evidence.attestation.epcReadBack',
+        expected: job.sgtin96_epc,
+        got: null,
+      });
+    }
     if (a.epcReadBack && a.epcReadBack !== job.sgtin96_epc) {
       throw rejected('The EPC read back is not the job SGTIN-96', {
         field: 'evidence.attestation.epcReadBack',
@@ -140,6 +174,13 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
         got: s.decodedLink,
       });
     }
+    if (s.epcMatches !== undefined && s.epcRead === undefined) {
+      throw rejected('A scan that compared the tag carries the EPC it read', {
+        field: 'evidence.scan_result.epcRead',
+        expected: job.sgtin96_epc,
+        got: null,
+      });
+    }
     if (s.epcRead !== undefined && s.epcRead !== job.sgtin96_epc) {
       throw rejected('The scanned tag does not carry the job SGTIN-96', {
         field: 'evidence.scan_result.epcRead',
@@ -147,8 +188,40 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
         got: s.epcRead,
       });
     }
+    if (s.epcMatches === false) {
+      throw rejected('A scan whose tag does not match verifies nothing', {
+        field: 'evidence.scan_result.epcMatches',
+        expected: true,
+        got: false,
+      });
+    }
+    if (job.requires_rfid && s.epcRead === undefined) {
+      // Every sealed RFID label had its tag read back and matched: by the encoder after the print, or here.
+      const a = await recordedEvidence<Attestation>(db, input.attempt_id, 'attestation');
+      if (a?.epcReadBack !== job.sgtin96_epc) {
+        throw rejected(
+          'Nobody read this RFID label’s tag back: neither the attestation nor the scan has its EPC',
+          {
+            field: 'evidence.scan_result.epcRead',
+            expected: job.sgtin96_epc,
+            got: null,
+          },
+        );
+      }
+    }
   }
   if (input.status === 'SEALED') await checkBundle(db, job, input);
+}
+
+/** The artifact of `kind` this attempt reported earlier, as recorded; undefined when there is none. */
+async function recordedEvidence<T>(db: Db, attemptId: string, kind: string): Promise<T | undefined> {
+  const row = await db
+    .selectFrom('print_evidence')
+    .select('payload')
+    .where('attempt_id', '=', attemptId)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return row ? (JSON.parse(row.payload) as T) : undefined;
 }
 
 /**
@@ -158,7 +231,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
 async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
   const device = await db
     .selectFrom('devices')
-    .select('public_jwk')
+    .select(['public_jwk', 'key_thumbprint'])
     .where('id', '=', job.device_id!)
     .executeTakeFirst();
   const attempt = await db
@@ -168,17 +241,37 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .executeTakeFirstOrThrow();
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
   let payload: unknown;
+  let signedText = '';
+  let kid: string | undefined;
   try {
     const key = await importJWK(JSON.parse(device!.public_jwk) as JWK, 'EdDSA');
     const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
     if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
       throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
-    payload = JSON.parse(new TextDecoder().decode(verified.payload));
+    signedText = new TextDecoder().decode(verified.payload);
+    payload = JSON.parse(signedText);
+    kid = verified.protectedHeader.kid;
   } catch (err) {
     throw rejected(`The evidence bundle does not verify with the device key: ${(err as Error).message}`, {
       field: 'evidence.evidence_bundle.jws',
       expected: `a compact JWS (EdDSA, typ ${EVIDENCE_BUNDLE_TYPE}) signed by the device's enrolled key`,
       got: (err as Error).message,
+    });
+  }
+  // The key that signed is named (RFC 7638 thumbprint), so a verifier years later picks it without trying keys.
+  if (kid !== device!.key_thumbprint) {
+    throw rejected('The evidence bundle must name the device key that signed it', {
+      field: 'evidence.evidence_bundle.jws.header.kid',
+      expected: device!.key_thumbprint,
+      got: kid ?? null,
+    });
+  }
+  // The signed bytes are the canonical form (RFC 8785), so anyone can recompute the bundle's hash.
+  if (signedText !== canonicalJson(payload)) {
+    throw rejected('The evidence bundle payload is not in canonical JSON (RFC 8785)', {
+      field: 'evidence.evidence_bundle.jws.payload',
+      expected: 'RFC 8785 (JCS) canonical JSON',
+      got: `${signedText.length} bytes that canonicalize differently`,
     });
   }
   // Every member is one the device signed for a reason: an unknown one is refused, not ignored.
