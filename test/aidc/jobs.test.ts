@@ -1,8 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { compactVerify, createLocalJWKSet } from 'jose';
 import mqtt from 'mqtt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AidcEnvelopeClaimsSchema, deviceTopics } from '@dpp/shared';
+import {
+  AidcEnvelopeClaimsSchema,
+  SEAL_RECEIPT_TYPE,
+  SealReceiptPayloadSchema,
+  canonicalJson,
+  deviceTopics,
+} from '@dpp/shared';
 import { startJobFloor } from './floor.js';
 import {
   type ClaimedJob,
@@ -113,6 +119,21 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
       serial: p.serials[0],
     });
     expect(claims.exp * 1000).toBeGreaterThan(Date.now());
+    // It names the passport version the label carries: the product's published one.
+    const history = await t.call('GET', `/api/v2/passports/${p.productId}/history`, { key: admin });
+    const current = (
+      history.body.versions as {
+        versionId: string;
+        current: boolean;
+        contentHash: string;
+        merkleRoot: string;
+      }[]
+    ).find((v) => v.current)!;
+    expect(claims.passport_version).toEqual({
+      id: current.versionId,
+      contentHash: current.contentHash,
+      merkleRoot: current.merkleRoot,
+    });
     // A heartbeat's fresh envelope names the same printer.
     const beat = await t.call('POST', `/api/v2/aidc/jobs/${c.jobRef}/heartbeat`, {
       key: dev.token,
@@ -123,6 +144,7 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
     expect(JSON.parse(new TextDecoder().decode(fresh.payload))).toMatchObject({
       attempt_id: c.attemptId,
       printer: 'zebra-1',
+      passport_version: claims.passport_version,
     });
     expect(await dev.claim()).toBeNull(); // one job, one claim
     const foreign = await t.call('POST', '/api/v2/aidc/jobs/claim', {
@@ -162,6 +184,30 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
       'scan_result',
       'evidence_bundle',
     ]);
+    // The control plane countersigned it: a seal receipt under its published keys, binding the bundle (by
+    // hash), the commissioning event (by eventID and hash) and the time.
+    const jwks = createLocalJWKSet((await t.call('GET', '/.well-known/jwks.json')).body);
+    const receipt = await compactVerify(detail.body.data.sealReceipt, jwks);
+    expect(receipt.protectedHeader.typ).toBe(SEAL_RECEIPT_TYPE);
+    const signed = new TextDecoder().decode(receipt.payload);
+    const r = SealReceiptPayloadSchema.parse(JSON.parse(signed));
+    expect(signed).toBe(canonicalJson(JSON.parse(signed)));
+    const bundle = detail.body.data.evidence.find((e: { kind: string }) => e.kind === 'evidence_bundle')
+      .payload.jws as string;
+    expect(r).toMatchObject({
+      jobRef: c.jobRef,
+      attemptId: c.attemptId,
+      deviceId: dev.device.id,
+      gtin: p.gtin,
+      serial: p.serials[0],
+      digitalLink: c.job.digitalLink,
+      bundleSha256: createHash('sha256').update(bundle).digest('hex'),
+    });
+    const event = (epcis.body.epcisBody.queryResults.resultsBody.eventList as Record<string, unknown>[]).find(
+      (e) => e.eventID === r.epcisEvent?.eventId,
+    )!;
+    expect(event).toBeDefined();
+    expect(r.epcisEvent!.sha256).toBe(createHash('sha256').update(canonicalJson(event)).digest('hex'));
   });
 
   it('refuses results out of order, without evidence, with contradicting evidence, or by the wrong actor', async () => {
@@ -342,6 +388,13 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
       'SEALED',
       { evidence_bundle: { jws: wrongKid } },
       'evidence.evidence_bundle.jws.header.kid',
+    );
+    const otherVersion = { id: randomUUID(), contentHash: 'a'.repeat(64), merkleRoot: 'b'.repeat(64) };
+    const elsewhere = await dev.bundle(c, reported, { passportVersion: otherVersion });
+    await refused(
+      'SEALED',
+      { evidence_bundle: { jws: elsewhere } },
+      'evidence.evidence_bundle.payload.passportVersion',
     );
     const pretty = await dev.bundle(c, reported, {}, { encode: (v) => JSON.stringify(v, null, 2) });
     await refused('SEALED', { evidence_bundle: { jws: pretty } }, 'evidence.evidence_bundle.jws.payload');

@@ -35,6 +35,11 @@ export function claimsFor(serial: string, over: Partial<AidcEnvelopeClaims> = {}
       textLines: ['Demo product', `SN ${serial}`],
       rfid: true,
     },
+    passport_version: {
+      id: '0193a000-0000-7000-8000-000000000001',
+      contentHash: 'c'.repeat(64),
+      merkleRoot: 'd'.repeat(64),
+    },
     lease_expires_at: new Date((now + 120) * 1000).toISOString(),
     ...over,
   };

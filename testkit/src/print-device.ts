@@ -104,12 +104,14 @@ export class HttpPrintDevice {
   ): Promise<string> {
     const claims = JSON.parse(Buffer.from(c.envelope.split('.')[1]!, 'base64url').toString()) as {
       jti: string;
+      passport_version: unknown;
     };
     const payload = {
       jobRef: c.jobRef,
       attemptId: c.attemptId,
       deviceId: this.device.id,
       envelopeJti: claims.jti,
+      passportVersion: claims.passport_version,
       renderManifest: e.render_manifest,
       spoolReceipt: e.spool_receipt,
       attestation: e.attestation,

@@ -50,6 +50,7 @@ describe('evidence bundle', () => {
       attemptId: claims.attempt_id,
       deviceId: 'device-1',
       envelopeJti: claims.jti,
+      passportVersion: claims.passport_version,
       renderManifest: {
         language: 'zpl',
         template: 'default',

@@ -287,6 +287,7 @@ export class JobRun {
         attemptId: this.attemptId,
         deviceId: d.deviceId,
         envelopeJti: claims.jti,
+        passportVersion: claims.passport_version,
         renderManifest: rendered.manifest as RenderManifest,
         spoolReceipt: spool,
         attestation,

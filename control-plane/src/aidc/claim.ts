@@ -6,6 +6,7 @@ import {
   type ClaimRequest,
   type Claimed,
   LABEL_MAY_BE_OUT,
+  type PassportVersionRef,
 } from '@dpp/shared';
 import type { ExpressionBuilder } from 'kysely';
 import { type LeaseColumns, claim, renew } from '../queue/index.js';
@@ -35,7 +36,7 @@ export async function signEnvelope(
   keyring: Keyring,
   issuer: string,
   job: PrintJobTable,
-  attempt: { deviceId: string; printer: string; jti: string },
+  attempt: { deviceId: string; printer: string; jti: string; passportVersion: PassportVersionRef | null },
   now: number,
 ): Promise<string> {
   const claims: AidcEnvelopeClaims = {
@@ -53,9 +54,21 @@ export async function signEnvelope(
     digital_link: job.digital_link,
     sgtin96_epc: job.sgtin96_epc,
     label_template: JSON.parse(job.label_template),
+    passport_version: attempt.passportVersion,
     lease_expires_at: job.lease_expires_at!,
   };
   return keyring.signCompact(new TextEncoder().encode(JSON.stringify(claims)), AIDC_ENVELOPE_TYPE);
+}
+
+/** A passport version as an envelope names it; null when there is no such version. */
+async function versionRef(db: Db, versionId: string | null): Promise<PassportVersionRef | null> {
+  if (!versionId) return null;
+  const v = await db
+    .selectFrom('passport_versions')
+    .select(['id', 'content_hash', 'merkle_root'])
+    .where('id', '=', versionId)
+    .executeTakeFirst();
+  return v ? { id: v.id, contentHash: v.content_hash, merkleRoot: v.merkle_root } : null;
 }
 
 /**
@@ -106,6 +119,14 @@ export async function claimJob(
       set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
     });
     if (!row) return null;
+    // The label carries the passport as published now: the attempt remembers which version that is.
+    const current = await trx
+      .selectFrom('passports')
+      .select('current_version_id')
+      .where('tenant_id', '=', tenantId)
+      .where('product_id', '=', row.product_id)
+      .executeTakeFirst();
+    const passportVersion = await versionRef(trx, current?.current_version_id ?? null);
     await trx
       .insertInto('print_attempts')
       .values({
@@ -116,6 +137,7 @@ export async function claimJob(
         printer: req.printer.name,
         number: row.attempt_count,
         envelope_jti: jti,
+        passport_version_id: passportVersion?.id ?? null,
         claimed_at: iso,
         state: 'CLAIMED',
         ended_at: null,
@@ -126,7 +148,7 @@ export async function claimJob(
       deps.keyring,
       deps.issuer,
       row,
-      { deviceId, printer: req.printer.name, jti },
+      { deviceId, printer: req.printer.name, jti, passportVersion },
       t,
     );
     return { job: jobView(row), attempt_id: attemptId, envelope, leaseExpiresAt };
@@ -187,16 +209,21 @@ export async function heartbeat(
     },
   );
   if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso, { deviceId });
-  const { printer } = await deps.db
+  const attempt = await deps.db
     .selectFrom('print_attempts')
-    .select('printer')
+    .select(['printer', 'passport_version_id'])
     .where('attempt_id', '=', attemptId)
     .executeTakeFirstOrThrow();
   const envelope = await signEnvelope(
     deps.keyring,
     deps.issuer,
     row,
-    { deviceId, printer, jti: randomUUID() },
+    {
+      deviceId,
+      printer: attempt.printer,
+      jti: randomUUID(),
+      passportVersion: await versionRef(deps.db, attempt.passport_version_id),
+    },
     t,
   );
   return { leaseExpiresAt, envelope };

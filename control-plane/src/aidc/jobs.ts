@@ -188,7 +188,7 @@ export class JobService {
   async get(
     tenantId: string,
     jobRef: string,
-  ): Promise<JobView & { attempts: AttemptView[]; evidence: EvidenceView[] }> {
+  ): Promise<JobView & { attempts: AttemptView[]; evidence: EvidenceView[]; sealReceipt: string | null }> {
     const row = await this.row(tenantId, jobRef);
     const attempts = await this.db
       .selectFrom('print_attempts')
@@ -203,7 +203,18 @@ export class JobService {
       .orderBy('recorded_at')
       .orderBy('id')
       .execute();
-    return { ...jobView(row), attempts: attempts.map(attemptView), evidence: evidence.map(evidenceView) };
+    const receipt = await this.db
+      .selectFrom('seal_receipts')
+      .select('receipt')
+      .where('tenant_id', '=', tenantId)
+      .where('job_ref', '=', jobRef)
+      .executeTakeFirst();
+    return {
+      ...jobView(row),
+      attempts: attempts.map(attemptView),
+      evidence: evidence.map(evidenceView),
+      sealReceipt: receipt?.receipt ?? null,
+    };
   }
 
   async list(tenantId: string, q: ListJobsQuery): Promise<Page<JobView>> {

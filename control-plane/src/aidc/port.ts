@@ -20,6 +20,12 @@ export interface PrintOutcome {
   correlationId: string | null;
 }
 
+/** The EPCIS commissioning event a SEALED recorded: its eventID and the SHA-256 of its canonical JSON (RFC 8785). */
+export interface CommissioningRef {
+  eventId: string;
+  sha256: string;
+}
+
 /**
  * What the AIDC domain needs from the print loop (carriers) and passports, wired in the composition root
  * so the domains stay independent. Every write runs in the caller's transaction.
@@ -35,8 +41,11 @@ export interface PrintLoopPort {
   isReadyToPrint(db: Db, tenantId: string, productId: string): Promise<boolean>;
   /** The product now has serials in the print loop (DELETE answers PRODUCT_REFERENCED). */
   markInPrintLoop(db: Db, tenantId: string, productId: string): Promise<void>;
-  /** SEALED: metadata.print = printed, the EPCIS commissioning event, print.confirmed queued. */
-  confirmPrinted(db: Db, outcome: PrintOutcome): Promise<void>;
+  /**
+   * SEALED: metadata.print = printed, the EPCIS commissioning event, print.confirmed queued. Resolves with the
+   * event (null when the serial was printed already and no new event was recorded).
+   */
+  confirmPrinted(db: Db, outcome: PrintOutcome): Promise<CommissioningRef | null>;
   /** DEAD_LETTER: metadata.print = failed (the serial joins the re-print file), print.failed queued. */
   confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void>;
 }

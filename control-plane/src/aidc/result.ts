@@ -13,7 +13,10 @@ import {
   type RenderManifest,
   type ScanResult,
   type SpoolReceipt,
+  SEAL_RECEIPT_TYPE,
+  type SealReceiptPayload,
   canonicalJson,
+  canonicalJsonBytes,
   resultSources,
 } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
@@ -21,7 +24,8 @@ import type { Db, OperationKey, PrintJobTable } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 import { explainRefusal, labelMayBeOut } from './claim.js';
 import { type JobView, jobView } from './model.js';
-import type { PrintLoopPort } from './port.js';
+import type { Keyring } from '../signing/index.js';
+import type { CommissioningRef, PrintLoopPort } from './port.js';
 import { EvidenceInvalid, PrintJobRefused } from './refusal.js';
 
 export type ResultInput = PrintResult;
@@ -29,6 +33,9 @@ export type ResultInput = PrintResult;
 export interface ResultDeps {
   db: Db;
   port: PrintLoopPort;
+  /** Countersigns the seal receipt of a SEALED job (its key is published at /.well-known/jwks.json). */
+  keyring: Pick<Keyring, 'signCompact'>;
+  issuer: string;
   /** How long a result's Idempotency-Key is kept (the routes build the key with it). */
   idempotencyTtlHours: number;
   now: () => number;
@@ -236,7 +243,7 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .executeTakeFirst();
   const attempt = await db
     .selectFrom('print_attempts')
-    .select('envelope_jti')
+    .select(['envelope_jti', 'passport_version_id'])
     .where('attempt_id', '=', input.attempt_id)
     .executeTakeFirstOrThrow();
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
@@ -305,6 +312,24 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
       got: bundle[name],
     });
   }
+  // The passport version the label carries, exactly as the claim's envelope named it.
+  const version = attempt.passport_version_id
+    ? await db
+        .selectFrom('passport_versions')
+        .select(['id', 'content_hash', 'merkle_root'])
+        .where('id', '=', attempt.passport_version_id)
+        .executeTakeFirst()
+    : undefined;
+  const printed = version
+    ? { id: version.id, contentHash: version.content_hash, merkleRoot: version.merkle_root }
+    : null;
+  if (canonicalJson(bundle.passportVersion) !== canonicalJson(printed)) {
+    throw rejected('The evidence bundle names another passport version than the one printed', {
+      field: 'evidence.evidence_bundle.payload.passportVersion',
+      expected: printed,
+      got: bundle.passportVersion,
+    });
+  }
   const recorded = await db
     .selectFrom('print_evidence')
     .select(['kind', 'payload'])
@@ -332,6 +357,53 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
       got: shown(inBundle),
     });
   }
+}
+
+/**
+ * The seal receipt: the control plane's signature (under its published keys) that it verified this bundle
+ * and recorded this commissioning event at this time. Committed with the SEALED transition.
+ */
+async function countersign(
+  trx: Db,
+  deps: ResultDeps,
+  job: PrintJobTable,
+  input: ResultInput,
+  event: CommissioningRef | null,
+  sealedAt: string,
+): Promise<void> {
+  const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
+  const attempt = await trx
+    .selectFrom('print_attempts')
+    .select('passport_version_id')
+    .where('attempt_id', '=', input.attempt_id)
+    .executeTakeFirstOrThrow();
+  const payload: SealReceiptPayload = {
+    iss: deps.issuer,
+    jobRef: job.job_ref,
+    attemptId: input.attempt_id,
+    deviceId: job.device_id!,
+    gtin: job.gtin,
+    serial: job.serial,
+    digitalLink: job.digital_link,
+    passportVersionId: attempt.passport_version_id,
+    bundleSha256: createHash('sha256').update(jws, 'ascii').digest('hex'),
+    epcisEvent: event,
+    sealedAt,
+  };
+  const receipt = await deps.keyring.signCompact(canonicalJsonBytes(payload), SEAL_RECEIPT_TYPE);
+  await trx
+    .insertInto('seal_receipts')
+    .values({
+      job_ref: job.job_ref,
+      tenant_id: job.tenant_id,
+      gtin: job.gtin,
+      serial: job.serial,
+      receipt,
+      bundle_sha256: payload.bundleSha256,
+      epcis_event_id: event?.eventId ?? null,
+      sealed_at: sealedAt,
+    })
+    .execute();
 }
 
 /** The job after a result; `replayed` when it is the kept answer of an earlier request with the same key. */
@@ -445,7 +517,7 @@ export async function reportResult(
         .where('attempt_id', '=', input.attempt_id)
         .execute();
       if (terminal) {
-        await deps.port.confirmPrinted(trx, {
+        const event = await deps.port.confirmPrinted(trx, {
           tenantId,
           gtin: job.gtin,
           serial: job.serial,
@@ -454,6 +526,7 @@ export async function reportResult(
           at: iso,
           correlationId,
         });
+        await countersign(trx, deps, job, input, event, iso);
       }
       await recordAudit(trx, {
         tenantId,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
-import { isValidGtin, normalizeGtin } from '@dpp/shared';
-import type { AllocatedSerial, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
+import { createHash, randomUUID } from 'node:crypto';
+import { canonicalJson, isValidGtin, normalizeGtin } from '@dpp/shared';
+import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
 import { markProductInPrintLoop } from '../products/index.js';
 import type { Db } from '../store/index.js';
 import { labelCodes } from './codes.js';
@@ -53,7 +53,7 @@ async function confirmOutcome(
   outcome: PrintOutcome,
   status: PrintStatus,
   reason: string | null,
-): Promise<void> {
+): Promise<CommissioningRef | null> {
   const meta: ReportMeta = {
     tenantId: outcome.tenantId,
     reportRef: randomUUID(),
@@ -68,9 +68,20 @@ async function confirmOutcome(
       `serial ${outcome.serial} of GTIN ${outcome.gtin} is not allocated in tenant ${outcome.tenantId}`,
     );
   }
-  await recordCommissioning(db, meta, written);
+  const eventId = await recordCommissioning(db, meta, written);
   const plans = planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written);
   await queuePrintEvents(db, { ...meta, correlationId: outcome.correlationId }, plans);
+  if (!eventId) return null;
+  const { document } = await db
+    .selectFrom('epcis_events')
+    .select('document')
+    .where('tenant_id', '=', outcome.tenantId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirstOrThrow();
+  const sha256 = createHash('sha256')
+    .update(canonicalJson(JSON.parse(document)))
+    .digest('hex');
+  return { eventId, sha256 };
 }
 
 /**
@@ -85,6 +96,8 @@ export function carriersPrintLoop(deps: { publicBaseUrl: string }): Omit<PrintLo
       await markProductInPrintLoop(db, tenantId, productId);
     },
     confirmPrinted: (db, outcome) => confirmOutcome(db, outcome, 'printed', null),
-    confirmFailed: (db, outcome) => confirmOutcome(db, outcome, 'failed', outcome.reason),
+    confirmFailed: async (db, outcome) => {
+      await confirmOutcome(db, outcome, 'failed', outcome.reason);
+    },
   };
 }

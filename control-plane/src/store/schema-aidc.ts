@@ -38,6 +38,8 @@ export interface PrintAttemptTable {
   printer: string;
   number: number;
   envelope_jti: string;
+  /** The passport version printed (the product's published one at the claim); null before migration 0016. */
+  passport_version_id: string | null;
   claimed_at: string;
   /** The state the attempt reached last. */
   state: string;
@@ -64,4 +66,18 @@ export interface AidcTables {
   print_jobs: PrintJobTable;
   print_attempts: PrintAttemptTable;
   print_evidence: PrintEvidenceTable;
+  seal_receipts: SealReceiptTable;
+}
+
+/** The seal receipt of a SEALED job (migration 0017); never updated. */
+export interface SealReceiptTable {
+  job_ref: string;
+  tenant_id: string;
+  gtin: string;
+  serial: string;
+  /** The compact JWS (typ dpp-seal-receipt+jws) signed by the control plane's key. */
+  receipt: string;
+  bundle_sha256: string;
+  epcis_event_id: string | null;
+  sealed_at: string;
 }

@@ -17,6 +17,17 @@ export const LabelTemplateSchema = z
 export type LabelTemplate = z.infer<typeof LabelTemplateSchema>;
 
 /**
+ * The passport version a label carries: the product's published version when the job was claimed, with its
+ * content hash and the Merkle root publish-dpp signed (lower-case hex SHA-256).
+ */
+export const PassportVersionRefSchema = z.strictObject({
+  id: z.string(),
+  contentHash: z.string().regex(/^[0-9a-f]{64}$/),
+  merkleRoot: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type PassportVersionRef = z.infer<typeof PassportVersionRefSchema>;
+
+/**
  * The claims of a signed AIDC envelope (JWS, EdDSA, keys at /.well-known/jwks.json). The agent refuses an
  * envelope that does not verify, whose `aud` is not its device id, or that has expired, and prints it on no
  * printer but the one named in `printer` (the printer the attempt was claimed for).
@@ -36,6 +47,8 @@ export const AidcEnvelopeClaimsSchema = z.object({
   digital_link: z.url(),
   sgtin96_epc: z.string().regex(/^[0-9A-F]{24}$/),
   label_template: LabelTemplateSchema,
+  /** The passport version the label carries; the evidence bundle commits to it. */
+  passport_version: PassportVersionRefSchema.nullable(),
   lease_expires_at: z.iso.datetime(),
 });
 export type AidcEnvelopeClaims = z.infer<typeof AidcEnvelopeClaimsSchema>;

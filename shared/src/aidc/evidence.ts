@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PassportVersionRefSchema } from './envelope.js';
 import type { ResultState } from './states.js';
 
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, 'must be a lowercase hex SHA-256');
@@ -86,6 +87,8 @@ export const EvidenceBundlePayloadSchema = z.strictObject({
   attemptId: z.string(),
   deviceId: z.string(),
   envelopeJti: z.string(),
+  /** The passport version printed, as the claim's envelope named it. */
+  passportVersion: PassportVersionRefSchema.nullable(),
   renderManifest: RenderManifestSchema,
   spoolReceipt: SpoolReceiptSchema,
   attestation: AttestationSchema,
@@ -95,6 +98,31 @@ export const EvidenceBundlePayloadSchema = z.strictObject({
 export type EvidenceBundlePayload = z.infer<typeof EvidenceBundlePayloadSchema>;
 
 export const EVIDENCE_BUNDLE_TYPE = 'dpp-evidence+jws';
+
+/** `typ` of the seal receipt the control plane countersigns at SEALED (JWS under /.well-known/jwks.json). */
+export const SEAL_RECEIPT_TYPE = 'dpp-seal-receipt+jws';
+
+/**
+ * What a seal receipt signs (canonical JSON): the control plane verified this label's evidence bundle (by its
+ * hash) and recorded its EPCIS commissioning event (by eventID and the hash of its canonical JSON) at
+ * `sealedAt`.
+ */
+export const SealReceiptPayloadSchema = z.strictObject({
+  iss: z.string(),
+  jobRef: z.string(),
+  attemptId: z.string(),
+  deviceId: z.string(),
+  gtin: z.string().regex(/^\d{14}$/),
+  serial: z.string(),
+  digitalLink: z.string(),
+  passportVersionId: z.string().nullable(),
+  /** SHA-256 of the evidence bundle as the device sent it (the compact JWS, ASCII). */
+  bundleSha256: sha256Hex,
+  /** The commissioning event; null when the serial had been printed (and commissioned) before. */
+  epcisEvent: z.strictObject({ eventId: z.string(), sha256: sha256Hex }).nullable(),
+  sealedAt: z.iso.datetime(),
+});
+export type SealReceiptPayload = z.infer<typeof SealReceiptPayloadSchema>;
 
 export const FailureSchema = z
   .object({

@@ -75,6 +75,11 @@ export type PrintEvidence = z.infer<typeof PrintEvidenceSchema>;
 export const PrintJobDetailSchema = PrintJobSchema.extend({
   attempts: z.array(PrintAttemptSchema),
   evidence: z.array(PrintEvidenceSchema),
+  /**
+   * The control plane's seal receipt of a SEALED job (a compact JWS, typ dpp-seal-receipt+jws, keys at
+   * /.well-known/jwks.json; its payload is SealReceiptPayloadSchema); null before SEALED.
+   */
+  sealReceipt: z.string().nullable(),
 }).meta({ id: 'PrintJobDetail' });
 export type PrintJobDetail = z.infer<typeof PrintJobDetailSchema>;
 

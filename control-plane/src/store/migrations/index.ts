@@ -14,6 +14,8 @@ import * as m0012 from './0012_tenant_slug.js';
 import * as m0013 from './0013_security_advisories.js';
 import * as m0014 from './0014_eu_registry.js';
 import * as m0015 from './0015_compliance.js';
+import * as m0016 from './0016_attempt_passport_version.js';
+import * as m0017 from './0017_seal_receipts.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -35,6 +37,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0013_security_advisories': m0013,
   '0014_eu_registry': m0014,
   '0015_compliance': m0015,
+  '0016_attempt_passport_version': m0016,
+  '0017_seal_receipts': m0017,
 };
 
 export const migrationProvider: MigrationProvider = {
