@@ -3,7 +3,7 @@ import { ApiError, errorReply, sendReply } from '../http/index.js';
 
 /**
  * Paths anyone may read from any origin: the resolver, the public passport, the page, the description, the
- * security advisory feed and its documents.
+ * security advisory feed and its documents, and the signing key history that proofs are verified against.
  */
 const PUBLIC_PATHS = [
   /^\/01\/[^/]+\/21\/[^/]+\/?$/,
@@ -11,6 +11,7 @@ const PUBLIC_PATHS = [
   /^\/p\/[^/]+\/?$/,
   /^\/\.well-known\/gs1resolver\/?$/,
   /^\/api\/v2\/public\/companies\/[^/]+\/security-advisories(?:\/[^/]+)?\/?$/,
+  /^\/api\/v2\/public\/signing-keys\/?$/,
 ];
 
 export function isPublicPath(path: string): boolean {

@@ -22,6 +22,9 @@ interface LoadedKey {
   publicJwk: JWK;
 }
 
+/** A public key with the window it signed in (`until` null: it is the current key). */
+export type SigningHistoryKey = JWK & { signingWindow: { from: string; until: string | null } };
+
 export interface KeyringOptions {
   db: Db;
   /** Seals private keys at rest (SECRETS_KEY). */
@@ -94,6 +97,25 @@ export class Keyring {
   /** The public keys as a JWK Set (RFC 7517 §5). */
   jwks(): { keys: JWK[] } {
     return { keys: this.keys.map((k) => k.publicJwk) };
+  }
+
+  /**
+   * Every key this control plane ever signed with, retired ones included, each with the window it signed in:
+   * from its creation until the next key's (null while it is the current one). What it signed (seal receipts,
+   * envelopes, enrollment statements) stays verifiable for as long as the passports live, judged by the time it
+   * claims to have been signed. Read from the store; no private key is loaded.
+   */
+  async signingHistory(): Promise<SigningHistoryKey[]> {
+    const rows = await this.opts.db
+      .selectFrom('signing_keys')
+      .select(['kid', 'public_jwk', 'created_at'])
+      .orderBy('created_at', 'asc')
+      .orderBy('kid', 'asc')
+      .execute();
+    return rows.map((r, i) => ({
+      ...(JSON.parse(r.public_jwk) as JWK),
+      signingWindow: { from: r.created_at, until: rows[i + 1]?.created_at ?? null },
+    }));
   }
 
   async signJwt(claims: JWTPayload, opts: { typ: string; expiresInSeconds: number }): Promise<string> {
