@@ -128,6 +128,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
       issuer: config.publicBaseUrl,
       tokenEndpoint: tokens.tokenEndpoint,
       broker,
+      keyring,
+      now,
       onRevoked: revokeOnBroker,
       onKeyRotated: (device) =>
         broker

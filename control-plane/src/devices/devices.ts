@@ -3,6 +3,7 @@ import {
   type Ed25519PublicJwk,
   ENROLLMENT_PROOF_AUDIENCE,
   ENROLLMENT_PROOF_TYPE,
+  type DeviceStatementPayload,
   type EnrollRequest,
   devicePrefix,
 } from '@dpp/shared';
@@ -25,6 +26,8 @@ export interface DeviceView {
   revokedAt: string | null;
   lastSeenAt: string | null;
 }
+
+export type DeviceStatementFacts = Omit<DeviceStatementPayload, 'iss' | 'issuedAt'>;
 
 export interface EnrollmentTokenView {
   id: string;
@@ -178,6 +181,16 @@ export class DeviceService {
       if (Number(used.numUpdatedRows) !== 1)
         throw ApiError.plain(401, 'The enrollment token is unknown, used or expired');
       await trx.insertInto('devices').values(row).execute();
+      await trx
+        .insertInto('device_keys')
+        .values({
+          device_id: row.id,
+          thumbprint: kt,
+          public_jwk: row.public_jwk,
+          valid_from: nowIso,
+          valid_until: null,
+        })
+        .execute();
       await recordAudit(trx, {
         tenantId: row.tenant_id,
         actor: { type: 'device', id: row.id },
@@ -212,6 +225,34 @@ export class DeviceService {
       .where('id', '=', id)
       .where('status', '=', 'active')
       .executeTakeFirst();
+  }
+
+  /**
+   * What the control plane states about a device, for anyone verifying what it signed: its tenant, site,
+   * enrollment and revocation times and every key it has had with the window it held it. Null when unknown.
+   */
+  async statement(id: string): Promise<DeviceStatementFacts | null> {
+    const device = await this.db.selectFrom('devices').selectAll().where('id', '=', id).executeTakeFirst();
+    if (!device) return null;
+    const keys = await this.db
+      .selectFrom('device_keys')
+      .selectAll()
+      .where('device_id', '=', id)
+      .orderBy('valid_from')
+      .execute();
+    return {
+      deviceId: device.id,
+      tenantId: device.tenant_id,
+      site: device.site,
+      enrolledAt: device.enrolled_at,
+      revokedAt: device.revoked_at,
+      keys: keys.map((k) => ({
+        ...(JSON.parse(k.public_jwk) as { kty: 'OKP'; crv: 'Ed25519'; x: string }),
+        kid: k.thumbprint,
+        validFrom: k.valid_from,
+        validUntil: k.valid_until,
+      })),
+    };
   }
 
   /** Which of these ids are active devices (of any tenant). */
@@ -274,19 +315,39 @@ export class DeviceService {
       claims: { sub: id },
     });
     const kt = await thumbprint(input.publicKeyJwk);
+    const before = await this.db
+      .selectFrom('device_keys')
+      .select('thumbprint')
+      .where('device_id', '=', id)
+      .where('thumbprint', '=', kt)
+      .executeTakeFirst();
+    if (before)
+      throw ApiError.validation(
+        'publicKeyJwk',
+        'This key was the device’s before: a rotation moves to a key it never had',
+      );
+    const publicJwk = JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: input.publicKeyJwk.x });
+    const at = new Date(t).toISOString();
     return this.db.transaction().execute(async (trx) => {
       const res = await trx
         .updateTable('devices')
-        .set({
-          public_jwk: JSON.stringify({ kty: 'OKP', crv: 'Ed25519', x: input.publicKeyJwk.x }),
-          key_thumbprint: kt,
-          key_rotated_at: new Date(t).toISOString(),
-        })
+        .set({ public_jwk: publicJwk, key_thumbprint: kt, key_rotated_at: at })
         .where('tenant_id', '=', tenantId)
         .where('id', '=', id)
         .where('status', '=', 'active')
         .executeTakeFirst();
       if (Number(res.numUpdatedRows) !== 1) throw ApiError.notFound('Device');
+      // The old key stays on record with the window it was the device's, for what it signed then.
+      await trx
+        .updateTable('device_keys')
+        .set({ valid_until: at })
+        .where('device_id', '=', id)
+        .where('valid_until', 'is', null)
+        .execute();
+      await trx
+        .insertInto('device_keys')
+        .values({ device_id: id, thumbprint: kt, public_jwk: publicJwk, valid_from: at, valid_until: null })
+        .execute();
       await recordAudit(trx, {
         tenantId,
         actor: audit.actor,

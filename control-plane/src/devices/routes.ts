@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import {
   DEVICE_SCOPE,
+  DEVICE_STATEMENT_TYPE,
+  type DeviceStatementPayload,
   Ed25519PublicJwkSchema,
+  canonicalJsonBytes,
   EnrollRequestSchema,
   EnrollResponseSchema,
   MqttCredentialsSchema,
@@ -17,6 +20,7 @@ import {
   dataEnvelope,
 } from '../http/index.js';
 import type { Broker } from '../broker/index.js';
+import type { Keyring } from '../signing/index.js';
 import type { DeviceService } from './devices.js';
 
 const DeviceSchema = z
@@ -73,6 +77,9 @@ export interface DeviceRouteDeps {
   broker: Pick<Broker, 'deviceUrl' | 'deviceAuth' | 'admitDevice'>;
   /** Called after a revoke commits: closes the device's MQTT sessions and removes its broker login. */
   onRevoked: (deviceId: string) => Promise<void>;
+  /** Signs device statements (its keys are in the public signing key history). */
+  keyring: Pick<Keyring, 'signCompact'>;
+  now: () => number;
   /** Called after a key rotation commits: the broker login of the old key stops working. */
   onKeyRotated: (device: { tenantId: string; deviceId: string; keyThumbprint: string }) => Promise<void>;
 }
@@ -240,6 +247,39 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
           keyThumbprint: device.keyThumbprint,
         });
         return { status: 200, body: { data: device } };
+      },
+    }),
+    publicRoute({
+      method: 'get',
+      path: '/api/v2/public/devices/{id}/statement',
+      operationId: 'getDeviceStatement',
+      summary: "The control plane's signed statement about a device, for verifying what it signed",
+      description:
+        'No credential; CORS. `{ statement }`: a compact JWS (EdDSA, typ `dpp-device-statement+jws`, under the keys ' +
+        'of GET /api/v2/public/signing-keys) over the canonical JSON of `{ iss, deviceId, tenantId, site, enrolledAt, ' +
+        'revokedAt, keys: [{ kty, crv, x, kid, validFrom, validUntil }], issuedAt }`: every public key the device has ' +
+        'had (kid = RFC 7638 thumbprint) with the window it held it. A signature by the device counts when it was made ' +
+        'inside its key’s window and before any revocation. No device name, facts or printers. Plain 404 for an unknown id.',
+      tags: ['Public'],
+      auth: 'none',
+      ipLimit: { budget: 'public' },
+      request: { params: UuidParam },
+      responses: {
+        200: {
+          description: 'The statement',
+          schema: z.object({ statement: z.string() }).meta({ id: 'DeviceStatement' }),
+        },
+      },
+      handler: async ({ params }) => {
+        const facts = await devices.statement(params.id.toLowerCase());
+        if (!facts) throw ApiError.notFound('Device');
+        const payload: DeviceStatementPayload = {
+          iss: deps.issuer,
+          ...facts,
+          issuedAt: new Date(deps.now()).toISOString(),
+        };
+        const statement = await deps.keyring.signCompact(canonicalJsonBytes(payload), DEVICE_STATEMENT_TYPE);
+        return { status: 200, body: { statement }, headers: { 'Cache-Control': 'no-cache' } };
       },
     }),
     route({

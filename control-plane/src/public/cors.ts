@@ -3,7 +3,8 @@ import { ApiError, errorReply, sendReply } from '../http/index.js';
 
 /**
  * Paths anyone may read from any origin: the resolver, the public passport, the page, the description, the
- * security advisory feed and its documents, and the signing key history that proofs are verified against.
+ * security advisory feed and its documents, and what proofs are verified against: the signing key history and
+ * device statements.
  */
 const PUBLIC_PATHS = [
   /^\/01\/[^/]+\/21\/[^/]+\/?$/,
@@ -12,6 +13,7 @@ const PUBLIC_PATHS = [
   /^\/\.well-known\/gs1resolver\/?$/,
   /^\/api\/v2\/public\/companies\/[^/]+\/security-advisories(?:\/[^/]+)?\/?$/,
   /^\/api\/v2\/public\/signing-keys\/?$/,
+  /^\/api\/v2\/public\/devices\/[^/]+\/statement\/?$/,
 ];
 
 export function isPublicPath(path: string): boolean {

@@ -44,8 +44,18 @@ export interface OauthAssertionTable {
   expires_at: string;
 }
 
+/** A public key a device has had (migration 0018); `valid_until` null for its current key. */
+export interface DeviceKeyTable {
+  device_id: string;
+  thumbprint: string;
+  public_jwk: string;
+  valid_from: string;
+  valid_until: string | null;
+}
+
 export interface DeviceTables {
   signing_keys: SigningKeyTable;
+  device_keys: DeviceKeyTable;
   enrollment_tokens: EnrollmentTokenTable;
   devices: DeviceTable;
   oauth_assertions: OauthAssertionTable;

@@ -4,6 +4,7 @@ import type { ComplianceTables } from './schema-compliance.js';
 import type { CarrierTables } from './schema-carriers.js';
 import type { PassportTables } from './schema-passports.js';
 import type {
+  DeviceKeyTable,
   DeviceTable,
   EnrollmentTokenTable,
   OauthAssertionTable,
@@ -146,6 +147,7 @@ export interface Database
   signing_keys: SigningKeyTable;
   enrollment_tokens: EnrollmentTokenTable;
   devices: DeviceTable;
+  device_keys: DeviceKeyTable;
   oauth_assertions: OauthAssertionTable;
   products: ProductTable;
   product_versions: ProductVersionTable;

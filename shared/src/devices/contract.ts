@@ -73,6 +73,36 @@ export const MqttCredentialsSchema = z
   .meta({ id: 'MqttCredentials' });
 export type MqttCredentials = z.infer<typeof MqttCredentialsSchema>;
 
+/** `typ` of the statement the control plane signs about a device (GET /api/v2/public/devices/{id}/statement). */
+export const DEVICE_STATEMENT_TYPE = 'dpp-device-statement+jws';
+
+/**
+ * What the control plane states about a device, signed under its keys (the signing key history): which
+ * tenant and site it belongs to, when it was enrolled and revoked, and every public key it has had with the
+ * window it held it (`kid` = the RFC 7638 thumbprint an evidence bundle names). A signature by the device
+ * counts when it was made inside its key's window and before any revocation.
+ */
+export const DeviceStatementPayloadSchema = z.strictObject({
+  iss: z.string(),
+  deviceId: z.string(),
+  tenantId: z.string(),
+  site: z.string().nullable(),
+  enrolledAt: z.iso.datetime(),
+  revokedAt: z.iso.datetime().nullable(),
+  keys: z.array(
+    z.strictObject({
+      kty: z.literal('OKP'),
+      crv: z.literal('Ed25519'),
+      x: z.string(),
+      kid: z.string(),
+      validFrom: z.iso.datetime(),
+      validUntil: z.iso.datetime().nullable(),
+    }),
+  ),
+  issuedAt: z.iso.datetime(),
+});
+export type DeviceStatementPayload = z.infer<typeof DeviceStatementPayloadSchema>;
+
 /** RFC 6749 §5.1 token response. */
 export const TokenResponseSchema = z.object({
   access_token: z.string(),

@@ -16,6 +16,7 @@ import * as m0014 from './0014_eu_registry.js';
 import * as m0015 from './0015_compliance.js';
 import * as m0016 from './0016_attempt_passport_version.js';
 import * as m0017 from './0017_seal_receipts.js';
+import * as m0018 from './0018_device_keys.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -39,6 +40,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015_compliance': m0015,
   '0016_attempt_passport_version': m0016,
   '0017_seal_receipts': m0017,
+  '0018_device_keys': m0018,
 };
 
 export const migrationProvider: MigrationProvider = {
