@@ -38,6 +38,7 @@ import { carrierRoutes } from './carriers/index.js';
 import { epcisRoutes } from './epcis/index.js';
 import { schemaRegistry, schemaRoutes } from './schemas/index.js';
 import { apiKeyAuthenticator, apiKeyRoutes } from './tenants/index.js';
+import { type TransparencyLog, transparencyRoutes } from './transparency/index.js';
 import { webRouter } from './web/index.js';
 import { type WebhookRuntime, urlPolicyFor, webhookRoutes } from './webhooks/index.js';
 
@@ -66,6 +67,8 @@ export interface AppServices {
   passports?: { worker: GenerationWorker; signer: CredentialSigner };
   /** Orchestrated print jobs. */
   aidc?: AidcRouteDeps;
+  /** The transparency log of seal receipts, read by the label proof and the log's public routes. */
+  transparency: TransparencyLog;
   /** Asks the outbox dispatcher for a pass now (after a write that may have queued side effects). */
   wakeOutbox?: () => void;
   /** Sends the few emails there are (sign-up). */
@@ -122,6 +125,14 @@ export function buildApp(deps: AppDeps): BuiltApp {
     }),
     ...epcisRoutes({ db: store.db, now }),
     ...signingRoutes({ keyring }),
+    ...transparencyRoutes({
+      db: store.db,
+      log: deps.services.transparency,
+      devices,
+      keyring,
+      issuer: config.publicBaseUrl,
+      now,
+    }),
     ...oauthRoutes({ tokens }),
     ...deviceRoutes({
       devices,

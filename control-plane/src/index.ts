@@ -20,3 +20,11 @@ export {
   validationCredential,
 } from './demo/journey.js';
 export { freePort } from './demo/ports.js';
+// The transparency log's tree, for tests and tools that check its proofs.
+export {
+  LogIntegrityError,
+  appendNodes,
+  leafHash,
+  verifyConsistency,
+  verifyInclusion,
+} from './transparency/index.js';

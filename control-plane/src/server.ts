@@ -31,6 +31,7 @@ import { type Mailer, logMailer } from './mail/index.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
 import { schemaRegistry } from './schemas/index.js';
+import { TransparencyLog, startSequencer } from './transparency/index.js';
 import {
   SecretBox,
   openStore,
@@ -130,6 +131,18 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     dialect: store.dialect,
     log: log.child({ module: 'outbox' }),
   });
+  const transparency = new TransparencyLog({
+    db: store.db,
+    keyring,
+    issuer: config.publicBaseUrl,
+    now,
+    maxHeadAgeMs: config.transparencyLog.treeHeadMaxAgeMs,
+    log: log.child({ module: 'transparency-log' }),
+  });
+  const sequencer = startSequencer(transparency, {
+    log: log.child({ module: 'transparency-log' }),
+    intervalMs: config.transparencyLog.sequenceIntervalMs,
+  });
   const printLoop: PrintLoopPort = {
     ...carriersPrintLoop({ publicBaseUrl: config.publicBaseUrl }),
     isReadyToPrint,
@@ -160,8 +173,10 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         issuer: config.publicBaseUrl,
         idempotencyTtlHours: config.idempotencyTtlHours,
         now,
+        onSealed: () => sequencer.wake(),
       },
     },
+    transparency,
     wakeOutbox: () => dispatcher.wakeIfWritten(),
     mailer: options.mailer ?? logMailer(log),
   };
@@ -256,6 +271,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         await ingest.stop();
         await generation.stop();
         await reaper.stop();
+        await sequencer.stop();
         await dispatcher.stop();
         await Promise.all(rateShares.map((s) => s.stop()));
         await webhooks.worker.stop();

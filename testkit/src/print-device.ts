@@ -1,6 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { CompactSign, calculateJwkThumbprint } from 'jose';
-import { EVIDENCE_BUNDLE_TYPE, EVIDENCE_KIND, HAPPY_PATH, canonicalJson } from '@dpp/shared';
+import {
+  type Attestation,
+  EVIDENCE_BUNDLE_TYPE,
+  EVIDENCE_KIND,
+  HAPPY_PATH,
+  canonicalJson,
+  publicAttestation,
+} from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
 import type { ApiCaller, CallResult } from '@dpp/control-plane';
 
@@ -114,7 +121,7 @@ export class HttpPrintDevice {
       passportVersion: claims.passport_version,
       renderManifest: e.render_manifest,
       spoolReceipt: e.spool_receipt,
-      attestation: e.attestation,
+      attestation: publicAttestation(e.attestation as Attestation),
       scanResult: e.scan_result,
       sealedAt: now(),
       ...over,
@@ -130,12 +137,12 @@ export class HttpPrintDevice {
   }
 
   /**
-   * Drives a claimed job through every step to SEALED, or on from the step `from` with the evidence `e`
-   * already reported; throws on any unexpected answer.
+   * Drives a claimed job through every step to SEALED (or to `until`), or on from the step `from` with the
+   * evidence `e` already reported; throws on any unexpected answer.
    */
   async seal(
     c: ClaimedJob,
-    options: { from?: string; e?: ReturnType<HttpPrintDevice['evidence']> } = {},
+    options: { from?: string; until?: string; e?: ReturnType<HttpPrintDevice['evidence']> } = {},
   ): Promise<void> {
     const e = options.e ?? this.evidence(c);
     const artifacts: Record<string, unknown> = { ...e, evidence_bundle: { jws: await this.bundle(c, e) } };
@@ -143,7 +150,8 @@ export class HttpPrintDevice {
       s,
       { [EVIDENCE_KIND[s]]: artifacts[EVIDENCE_KIND[s]] },
     ]);
-    const steps = options.from ? all.slice(all.findIndex(([s]) => s === options.from)) : all;
+    const last = options.until ? all.findIndex(([s]) => s === options.until) + 1 : all.length;
+    const steps = all.slice(options.from ? all.findIndex(([s]) => s === options.from) : 0, last);
     for (const [status, evidence] of steps) {
       const r = await this.result(c, status, evidence);
       if (r.status !== 200 || r.body.data.state !== status)

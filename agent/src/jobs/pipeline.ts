@@ -22,6 +22,7 @@ import {
   type EvidenceOf,
   type RenderManifest,
   type ResultState,
+  publicAttestation,
 } from '@dpp/shared';
 import { AgentError, toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -290,7 +291,7 @@ export class JobRun {
         passportVersion: claims.passport_version,
         renderManifest: rendered.manifest as RenderManifest,
         spoolReceipt: spool,
-        attestation,
+        attestation: publicAttestation(attestation),
         scanResult: scan,
         sealedAt: new Date(d.now()).toISOString(),
       },

@@ -17,6 +17,7 @@ import {
   type SealReceiptPayload,
   canonicalJson,
   canonicalJsonBytes,
+  publicAttestation,
   resultSources,
 } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
@@ -39,6 +40,8 @@ export interface ResultDeps {
   /** How long a result's Idempotency-Key is kept (the routes build the key with it). */
   idempotencyTtlHours: number;
   now: () => number;
+  /** A label was sealed (after the commit): the transparency log's sequencer may take its receipt now. */
+  onSealed?: () => void;
 }
 
 /** Who reports a result: a device, or a person at a console through an API key. */
@@ -336,6 +339,31 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .where('attempt_id', '=', input.attempt_id)
     .execute();
   const byKind = new Map(recorded.map((r) => [r.kind, JSON.parse(r.payload) as Record<string, unknown>]));
+  // The bundle is published with the label's proof: a person appears in it by id alone, and no note does.
+  const signedAttestation = (payload as { attestation: Attestation }).attestation;
+  const personal =
+    signedAttestation.actor.name !== undefined
+      ? 'actor.name'
+      : signedAttestation.note !== undefined
+        ? 'note'
+        : null;
+  if (personal) {
+    throw rejected(
+      'The evidence bundle is public: its attestation names a person by id only and carries no note',
+      {
+        field: `evidence.evidence_bundle.payload.attestation.${personal}`,
+        expected: null,
+        got: personal === 'note' ? signedAttestation.note : signedAttestation.actor.name,
+      },
+    );
+  }
+  const reportedAttestation = byKind.get('attestation');
+  if (reportedAttestation) {
+    byKind.set(
+      'attestation',
+      publicAttestation(reportedAttestation as unknown as Attestation) as unknown as Record<string, unknown>,
+    );
+  }
   // Every artifact in the bundle must be exactly (RFC 8785) what this attempt reported.
   // Compared as signed, not as parsed: parsing drops unknown members of the nested artifacts.
   const signed = payload as Record<string, unknown>;
@@ -467,7 +495,7 @@ export async function reportResult(
   const failed = input.status === 'FAILED';
   const failure = failed ? (input.evidence.failure as { reason: string; detail?: string }) : null;
   try {
-    return await deps.db.transaction().execute(async (trx) => {
+    const outcome = await deps.db.transaction().execute(async (trx) => {
       const updated = await trx
         .updateTable('print_jobs')
         .set({
@@ -544,6 +572,8 @@ export async function reportResult(
       await idempotency?.keep(trx, view);
       return { job: view, replayed: false };
     });
+    if (terminal) deps.onSealed?.();
+    return outcome;
   } catch (err) {
     // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
     // update found the state already moved): its answer is ours.

@@ -127,6 +127,7 @@ export async function recordCommissioning(
   trx: Db,
   meta: ReportMeta,
   written: readonly WrittenOutcome[],
+  certificationInfo?: string,
 ): Promise<string | null> {
   const fresh = written.filter((w) => w.status === 'printed' && w.previous !== 'printed');
   if (fresh.length === 0) return null;
@@ -134,7 +135,7 @@ export async function recordCommissioning(
   const { stored } = await recordEpcisEvents(
     trx,
     meta.tenantId,
-    [commissioningEvent({ epcs, at: meta.at })],
+    [commissioningEvent({ epcs, at: meta.at, certificationInfo })],
     {
       source: 'print-loop',
       recordTime: meta.at,

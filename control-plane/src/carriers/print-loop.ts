@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, isValidGtin, normalizeGtin } from '@dpp/shared';
+import { canonicalJson, isValidGtin, labelProofPath, normalizeGtin } from '@dpp/shared';
 import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
 import { markProductInPrintLoop } from '../products/index.js';
 import type { Db } from '../store/index.js';
@@ -53,6 +53,7 @@ async function confirmOutcome(
   outcome: PrintOutcome,
   status: PrintStatus,
   reason: string | null,
+  publicBaseUrl: string,
 ): Promise<CommissioningRef | null> {
   const meta: ReportMeta = {
     tenantId: outcome.tenantId,
@@ -68,7 +69,9 @@ async function confirmOutcome(
       `serial ${outcome.serial} of GTIN ${outcome.gtin} is not allocated in tenant ${outcome.tenantId}`,
     );
   }
-  const eventId = await recordCommissioning(db, meta, written);
+  // The event points at the label's proof, which in turn names the event (by its hash, in the seal receipt).
+  const proof = `${publicBaseUrl}${labelProofPath(normalizeGtin(outcome.gtin), outcome.serial)}`;
+  const eventId = await recordCommissioning(db, meta, written, proof);
   const plans = planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written);
   await queuePrintEvents(db, { ...meta, correlationId: outcome.correlationId }, plans);
   if (!eventId) return null;
@@ -95,9 +98,9 @@ export function carriersPrintLoop(deps: { publicBaseUrl: string }): Omit<PrintLo
     markInPrintLoop: async (db, tenantId, productId) => {
       await markProductInPrintLoop(db, tenantId, productId);
     },
-    confirmPrinted: (db, outcome) => confirmOutcome(db, outcome, 'printed', null),
+    confirmPrinted: (db, outcome) => confirmOutcome(db, outcome, 'printed', null, deps.publicBaseUrl),
     confirmFailed: async (db, outcome) => {
-      await confirmOutcome(db, outcome, 'failed', outcome.reason);
+      await confirmOutcome(db, outcome, 'failed', outcome.reason, deps.publicBaseUrl);
     },
   };
 }

@@ -69,6 +69,8 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Print jobs: lease per claim or heartbeat, retry budget, and how often the reaper runs. */
   aidc: { leaseSeconds: number; maxAttempts: number; reaperIntervalMs: number };
+  /** The transparency log of seal receipts: how often its sequencer looks, and the oldest a tree head gets. */
+  transparencyLog: { sequenceIntervalMs: number; treeHeadMaxAgeMs: number };
   /**
    * External passport registries a passport can be broadcast to (POST /passports/{id}/publish), each an
    * HTTP endpoint that receives the passport JSON. Empty means none: the broadcast answers 503
@@ -323,6 +325,10 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
       leaseSeconds: readPositiveInt(env, 'AIDC_LEASE_SECONDS', 60),
       maxAttempts: readPositiveInt(env, 'AIDC_MAX_ATTEMPTS', 3),
       reaperIntervalMs: readPositiveInt(env, 'AIDC_REAPER_INTERVAL_MS', 2_000),
+    },
+    transparencyLog: {
+      sequenceIntervalMs: readPositiveInt(env, 'LOG_SEQUENCE_INTERVAL_MS', 1_000),
+      treeHeadMaxAgeMs: readPositiveInt(env, 'LOG_TREE_HEAD_MAX_AGE_MS', 3_600_000),
     },
     registryConnectors: readRegistryConnectors(env, envName === 'production'),
     euRegistryUrl: readUrl(

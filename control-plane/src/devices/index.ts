@@ -1,2 +1,3 @@
 export * from './devices.js';
 export * from './routes.js';
+export * from './statement.js';

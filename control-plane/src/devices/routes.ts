@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import {
   DEVICE_SCOPE,
-  DEVICE_STATEMENT_TYPE,
-  type DeviceStatementPayload,
   Ed25519PublicJwkSchema,
-  canonicalJsonBytes,
   EnrollRequestSchema,
   EnrollResponseSchema,
   MqttCredentialsSchema,
@@ -22,6 +19,7 @@ import {
 import type { Broker } from '../broker/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { DeviceService } from './devices.js';
+import { signedDeviceStatement } from './statement.js';
 
 const DeviceSchema = z
   .object({
@@ -271,14 +269,11 @@ export function deviceRoutes(deps: DeviceRouteDeps): RouteDef[] {
         },
       },
       handler: async ({ params }) => {
-        const facts = await devices.statement(params.id.toLowerCase());
-        if (!facts) throw ApiError.notFound('Device');
-        const payload: DeviceStatementPayload = {
-          iss: deps.issuer,
-          ...facts,
-          issuedAt: new Date(deps.now()).toISOString(),
-        };
-        const statement = await deps.keyring.signCompact(canonicalJsonBytes(payload), DEVICE_STATEMENT_TYPE);
+        const statement = await signedDeviceStatement(
+          { devices, keyring: deps.keyring, issuer: deps.issuer, now: deps.now },
+          params.id.toLowerCase(),
+        );
+        if (!statement) throw ApiError.notFound('Device');
         return { status: 200, body: { statement }, headers: { 'Cache-Control': 'no-cache' } };
       },
     }),

@@ -8,7 +8,12 @@ import type { EpcisEvent } from './schemas.js';
  * @example
  * commissioningEvent({ epcs: ['urn:epc:id:sgtin:0614141.812345.6789'], at: '2026-01-01T10:00:00.000Z' });
  */
-export function commissioningEvent(input: { epcs: readonly string[]; at: string }): EpcisEvent {
+export function commissioningEvent(input: {
+  epcs: readonly string[];
+  at: string;
+  /** Where the proof of the labels is (EPCIS 2.0 certificationInfo): a sealed print job's label proof. */
+  certificationInfo?: string | undefined;
+}): EpcisEvent {
   return {
     type: 'ObjectEvent',
     eventTime: input.at,
@@ -17,5 +22,6 @@ export function commissioningEvent(input: { epcs: readonly string[]; at: string 
     action: 'ADD',
     bizStep: 'commissioning',
     disposition: 'active',
+    ...(input.certificationInfo ? { certificationInfo: input.certificationInfo } : {}),
   };
 }

@@ -3,8 +3,8 @@ import { ApiError, errorReply, sendReply } from '../http/index.js';
 
 /**
  * Paths anyone may read from any origin: the resolver, the public passport, the page, the description, the
- * security advisory feed and its documents, and what proofs are verified against: the signing key history and
- * device statements.
+ * security advisory feed and its documents, label proofs, and what proofs are verified against: the signing key
+ * history, device statements and the transparency log's tree heads and consistency proofs.
  */
 const PUBLIC_PATHS = [
   /^\/01\/[^/]+\/21\/[^/]+\/?$/,
@@ -14,6 +14,8 @@ const PUBLIC_PATHS = [
   /^\/api\/v2\/public\/companies\/[^/]+\/security-advisories(?:\/[^/]+)?\/?$/,
   /^\/api\/v2\/public\/signing-keys\/?$/,
   /^\/api\/v2\/public\/devices\/[^/]+\/statement\/?$/,
+  /^\/api\/v2\/public\/labels\/[^/]+\/[^/]+\/proof\/?$/,
+  /^\/api\/v2\/public\/log\/(?:tree-head|consistency)\/?$/,
 ];
 
 export function isPublicPath(path: string): boolean {

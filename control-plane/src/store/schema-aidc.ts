@@ -67,9 +67,12 @@ export interface AidcTables {
   print_attempts: PrintAttemptTable;
   print_evidence: PrintEvidenceTable;
   seal_receipts: SealReceiptTable;
+  log_nodes: LogNodeTable;
+  log_tree_heads: LogTreeHeadTable;
+  transparency_log: TransparencyLogTable;
 }
 
-/** The seal receipt of a SEALED job (migration 0017); never updated. */
+/** The seal receipt of a SEALED job (migration 0017); only its place in the log is set, once. */
 export interface SealReceiptTable {
   job_ref: string;
   tenant_id: string;
@@ -80,4 +83,29 @@ export interface SealReceiptTable {
   bundle_sha256: string;
   epcis_event_id: string | null;
   sealed_at: string;
+  /** Its leaf in the transparency log; null until the sequencer appends it (migration 0019). */
+  leaf_index: number | null;
+}
+
+/** A perfect subtree of the transparency log: level 0 holds the leaf hashes (hex). */
+export interface LogNodeTable {
+  level: number;
+  node_index: number;
+  hash: string;
+}
+
+/** A signed tree head of the transparency log. */
+export interface LogTreeHeadTable {
+  id: string;
+  tree_size: number;
+  root_hash: string;
+  /** The compact JWS (typ dpp-tree-head+jws). */
+  tree_head: string;
+  signed_at: string;
+}
+
+/** The log's one row: its size, locked by the sequencer while it appends. */
+export interface TransparencyLogTable {
+  id: string;
+  tree_size: number;
 }

@@ -59,6 +59,20 @@ export const AttestationSchema = z
   })
   .meta({ id: 'PrintAttestation' });
 
+/**
+ * The attestation as an evidence bundle carries it. A bundle is published with the label's proof, so it
+ * names a person only by id (never by name) and carries no free-text note; the control plane keeps both
+ * with the reported attestation.
+ *
+ * @example
+ * publicAttestation({ actor: { type: 'human', id: 'badge-17', name: 'Ana' }, method: 'supervisor', note: 'ok', attestedAt })
+ * // { actor: { type: 'human', id: 'badge-17' }, method: 'supervisor', attestedAt }
+ */
+export function publicAttestation(a: Attestation): Attestation {
+  const { note: _note, actor, ...rest } = a;
+  return { ...rest, actor: { type: actor.type, id: actor.id } };
+}
+
 /** SCAN_VERIFIED: the printed label read back and compared. */
 export const ScanResultSchema = z
   .object({

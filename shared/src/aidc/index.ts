@@ -2,3 +2,4 @@ export * from './envelope.js';
 export * from './evidence.js';
 export * from './states.js';
 export * from './wire.js';
+export * from './proof.js';

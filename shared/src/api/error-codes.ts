@@ -88,6 +88,11 @@ export const ERROR_CODES = {
   SERIAL_SPACE_EXHAUSTED: 422,
   /** No workspace goes by this public company slug (the security advisory feed). */
   COMPANY_NOT_FOUND: 404,
+  /**
+   * No label with this GTIN and serial was sealed, or its passport is not served publicly (a label proof
+   * reveals nothing a published passport does not).
+   */
+  LABEL_PROOF_NOT_FOUND: 404,
   /** No security advisory with this id or tracking id in the workspace (or its public feed). */
   ADVISORY_NOT_FOUND: 404,
 } as const;

@@ -17,6 +17,7 @@ import * as m0015 from './0015_compliance.js';
 import * as m0016 from './0016_attempt_passport_version.js';
 import * as m0017 from './0017_seal_receipts.js';
 import * as m0018 from './0018_device_keys.js';
+import * as m0019 from './0019_transparency_log.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -41,6 +42,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016_attempt_passport_version': m0016,
   '0017_seal_receipts': m0017,
   '0018_device_keys': m0018,
+  '0019_transparency_log': m0019,
 };
 
 export const migrationProvider: MigrationProvider = {

@@ -1,0 +1,5 @@
+/** The transparency log of seal receipts and the public proof of each label (docs/label-proof.md). */
+export * from './log.js';
+export * from './proof.js';
+export * from './routes.js';
+export { appendNodes, leafHash, verifyConsistency, verifyInclusion } from './tree.js';
