@@ -2,7 +2,7 @@
  * A Merkle tree over a passport's content sections, so one section can be proven against the root a
  * credential signs without showing the others.
  *
- * RFC 6962 §2.1 (Certificate Transparency) hashing, with SHA-256:
+ * RFC 6962 §2.1 (Certificate Transparency) hashing, with SHA-256, by the transparency log's tree (tree.ts):
  * - leaves are the sections sorted by name (UTF-16 code units, as RFC 8785 sorts keys); the leaf data of a
  *   section is the RFC 8785 canonical JSON of `{"name": <section name>, "content": <section>}`;
  * - leaf hash = SHA-256(0x00 ‖ leaf data), node hash = SHA-256(0x01 ‖ left ‖ right);
@@ -10,8 +10,8 @@
  *   SHA-256 of nothing.
  * Hashes are lower-case hex. A proof lists the sibling hashes from the leaf up, each with its side.
  */
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '@dpp/shared';
+import { inclusionProof, leafHash, memoryReader, nodeHash, treeRoot } from '../transparency/tree.js';
 
 export const MERKLE_ALGORITHM = 'RFC6962-SHA-256 over RFC8785 {name, content} leaves sorted by name';
 
@@ -31,17 +31,9 @@ export interface SectionProof {
   root: string;
 }
 
-const sha256 = (...parts: Buffer[]): Buffer => {
-  const h = createHash('sha256');
-  for (const p of parts) h.update(p);
-  return h.digest();
-};
-const LEAF = Buffer.from([0x00]);
-const NODE = Buffer.from([0x01]);
-
 /** The leaf hash of one section. */
 export function sectionLeafHash(name: string, content: unknown): string {
-  return sha256(LEAF, Buffer.from(canonicalJson({ name, content }), 'utf8')).toString('hex');
+  return leafHash(Buffer.from(canonicalJson({ name, content }), 'utf8')).toString('hex');
 }
 
 /** Section names in leaf order. */
@@ -50,33 +42,12 @@ export function sortedSections(sections: Readonly<Record<string, unknown>>): str
   return Object.keys(sections).sort();
 }
 
-function largestPowerOfTwoBelow(n: number): number {
+/** Which side each step of leaf m's audit path (RFC 6962 §2.1.1) has its sibling on, from the leaf up. */
+function sides(m: number, n: number): MerkleStep['side'][] {
+  if (n <= 1) return [];
   let k = 1;
   while (k * 2 < n) k *= 2;
-  return k;
-}
-
-function treeHash(leaves: readonly Buffer[]): Buffer {
-  if (leaves.length === 0) return sha256();
-  if (leaves.length === 1) return leaves[0]!;
-  const k = largestPowerOfTwoBelow(leaves.length);
-  return sha256(NODE, treeHash(leaves.slice(0, k)), treeHash(leaves.slice(k)));
-}
-
-/** RFC 6962 §2.1.1 audit path of leaf m, from the leaf up. */
-function auditPath(m: number, leaves: readonly Buffer[]): MerkleStep[] {
-  if (leaves.length <= 1) return [];
-  const k = largestPowerOfTwoBelow(leaves.length);
-  if (m < k) {
-    return [
-      ...auditPath(m, leaves.slice(0, k)),
-      { side: 'right', hash: treeHash(leaves.slice(k)).toString('hex') },
-    ];
-  }
-  return [
-    ...auditPath(m - k, leaves.slice(k)),
-    { side: 'left', hash: treeHash(leaves.slice(0, k)).toString('hex') },
-  ];
+  return m < k ? [...sides(m, k), 'right'] : [...sides(m - k, n - k), 'left'];
 }
 
 function leafBuffers(sections: Readonly<Record<string, unknown>>): Buffer[] {
@@ -85,7 +56,8 @@ function leafBuffers(sections: Readonly<Record<string, unknown>>): Buffer[] {
 
 /** The Merkle root of a passport's sections. */
 export function merkleRoot(sections: Readonly<Record<string, unknown>>): string {
-  return treeHash(leafBuffers(sections)).toString('hex');
+  const leaves = leafBuffers(sections);
+  return treeRoot(leaves.length, memoryReader(leaves)).toString('hex');
 }
 
 /** The proof that one section is in the tree, or undefined when there is no such section. */
@@ -97,13 +69,18 @@ export function sectionProof(
   const index = names.indexOf(section);
   if (index < 0) return undefined;
   const leaves = leafBuffers(sections);
+  const read = memoryReader(leaves);
+  const side = sides(index, leaves.length);
   return {
     section,
     leafIndex: index,
     leafCount: names.length,
     leafHash: leaves[index]!.toString('hex'),
-    path: auditPath(index, leaves),
-    root: treeHash(leaves).toString('hex'),
+    path: inclusionProof(index, leaves.length, read).map((h, i) => ({
+      side: side[i]!,
+      hash: h.toString('hex'),
+    })),
+    root: treeRoot(leaves.length, read).toString('hex'),
   };
 }
 
@@ -117,7 +94,7 @@ export function verifySectionProof(
   let h: Buffer = Buffer.from(sectionLeafHash(name, content), 'hex');
   for (const step of path) {
     const sibling = Buffer.from(step.hash, 'hex');
-    h = step.side === 'left' ? sha256(NODE, sibling, h) : sha256(NODE, h, sibling);
+    h = step.side === 'left' ? nodeHash(sibling, h) : nodeHash(h, sibling);
   }
   return h.toString('hex') === root;
 }
