@@ -60,8 +60,10 @@ export async function checkDeviceStatement(ctx: SealContext): Promise<string> {
   const s = readStatement(payload);
   assertSignedInWindow(controlPlaneKey(keys, kid)!, s.issuedAt, 'issued at');
   ctx.assertIssuer(payload, 'the statement');
-  if (s.deviceId !== ctx.bundle.deviceId) {
-    throw new Broken(`it is about device ${s.deviceId}, the bundle names ${String(ctx.bundle.deviceId)}`);
+  // A bundle too damaged to read is the bundle's link to report; a readable one must name this device.
+  const bundleDevice = ctx.bundle.deviceId;
+  if (bundleDevice !== undefined && bundleDevice !== s.deviceId) {
+    throw new Broken(`it is about device ${s.deviceId}, the bundle names ${String(bundleDevice)}`);
   }
   ctx.statement = s;
   const revoked = s.revokedAt === null ? 'not revoked' : `revoked ${iso(s.revokedAt)}`;
