@@ -38,6 +38,11 @@ function streamData(pdf: Buffer, text: string, start: number, dict: string): Buf
   return pdf.subarray(start, stop);
 }
 
+/** The dictionary of indirect object `n g` (`n g obj << … >>`), as pdfkit writes `/DecodeParms 9 0 R`. */
+function indirectDict(text: string, n: string, g: string): string | undefined {
+  return new RegExp(`(?:^|\\s)${n}\\s+${g}\\s+obj\\s*<<([^>]*)>>`).exec(text)?.[1];
+}
+
 /** The image XObjects of a PDF, with their raw (still encoded) stream data. */
 export function pdfImages(pdf: Buffer): PdfImage[] {
   const text = pdf.toString('latin1');
@@ -49,9 +54,10 @@ export function pdfImages(pdf: Buffer): PdfImage[] {
     if (objStart < 0) continue;
     const whole = text.slice(objStart, m.index + 2);
     if (!/\/Subtype\s*\/Image\b/.test(whole)) continue;
-    const parmsMatch = /\/DecodeParms\s*<<([^>]*)>>/.exec(whole);
+    const parmsMatch = /\/DecodeParms\s*(?:<<([^>]*)>>|(\d+)\s+(\d+)\s+R)/.exec(whole);
     const dict = parmsMatch ? whole.replace(parmsMatch[0], '') : whole;
-    const parms = parmsMatch?.[1];
+    const parms =
+      parmsMatch?.[1] ?? (parmsMatch ? indirectDict(text, parmsMatch[2]!, parmsMatch[3]!) : undefined);
     const filterMatch = /\/Filter\s*(\[[^\]]*\]|\/\w+)/.exec(dict);
     const filters = filterMatch ? [...filterMatch[1]!.matchAll(/\/(\w+)/g)].map((f) => f[1]!) : [];
     const width = num(dict, 'Width');
