@@ -1,5 +1,5 @@
 /** The verifier's answer: one line per link, a summary, the exit code; or the same as JSON. */
-import type { LinkResult } from './result.js';
+import { LINKS, type LinkResult } from './result.js';
 
 export interface SealReport {
   jobRef: string;
@@ -26,7 +26,7 @@ export function buildReport(r: Omit<Report, 'ok' | 'exitCode'>): Report {
 }
 
 const MARK = { verified: '✔', broken: '✘', pending: '…' } as const;
-const WIDTH = 'log consistency'.length;
+const WIDTH = Math.max(...LINKS.map((l) => l.length));
 
 function line(l: LinkResult, indent: string): string {
   return `${indent}${MARK[l.status]} ${l.link.padEnd(WIDTH)}  ${l.status}: ${l.detail}`;
