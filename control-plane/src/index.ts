@@ -25,6 +25,8 @@ export {
   LogIntegrityError,
   appendNodes,
   leafHash,
+  memoryReader,
+  treeRoot,
   verifyConsistency,
   verifyInclusion,
 } from './transparency/index.js';

@@ -127,7 +127,9 @@ export async function checkOnline(
   for (const s of seals) {
     const skip = notJudgeable(s);
     if (skip) {
-      results.push(skip);
+      // A seal not in the log yet proves nothing about the log, but a log that no longer extends what was seen
+      // before is broken whatever this seal's state.
+      results.push(rememberedProblem !== null ? broken('log consistency', rememberedProblem) : skip);
       continue;
     }
     const own = await problemOf(s.head!);

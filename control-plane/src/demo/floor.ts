@@ -177,6 +177,7 @@ async function printLabels(
       '',
       `  Printed labels (PNG):  ${labelDir}`,
       `  Scan one:              ${o.publicBaseUrl}/01/${product.gtin}/21/${first}`,
+      `  Verify its proof:      npm run verify -- ${o.publicBaseUrl}/01/${product.gtin}/21/${first}`,
       `  Agent console:         http://127.0.0.1:${o.consolePort}`,
       '',
     ].join('\n'),

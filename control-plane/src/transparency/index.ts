@@ -2,4 +2,4 @@
 export * from './log.js';
 export * from './proof.js';
 export * from './routes.js';
-export { appendNodes, leafHash, verifyConsistency, verifyInclusion } from './tree.js';
+export { appendNodes, leafHash, memoryReader, treeRoot, verifyConsistency, verifyInclusion } from './tree.js';
