@@ -1,11 +1,14 @@
 import { Readable } from 'node:stream';
+import type { Request } from 'express';
 import { z } from 'zod';
+import { buildDigitalLink, isValidGs1Serial } from '@dpp/shared';
 import { ApiError, toApiError, publicRoute, type Reply, type RouteDef } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { findServed } from './find.js';
-import { PAGE_HEADERS, notServedPage, passportPage } from './page.js';
-import { LINKSET_TYPE, requestOrigin, resolve, resolverDescription } from './resolver.js';
+import { itemInHand, type Candidate } from './lookup.js';
+import { PAGE_HEADERS, notServedPage, passportPage, type PageItem } from './page.js';
+import { LINKSET_TYPE, rawQuery, requestOrigin, resolve, resolverDescription } from './resolver.js';
 import { publicPassport } from './view.js';
 
 export interface PublicRouteDeps {
@@ -56,6 +59,18 @@ const html = (status: number, body: string, headers: Record<string, string> = {}
   },
 });
 
+/**
+ * The item in hand on the page: the query's `serial` (the resolver puts the scanned one last), or an item
+ * passport's own serial; undefined when the serial does not belong to the product (anyone can type a URL).
+ */
+async function itemOfPage(deps: PublicRouteDeps, req: Request, c: Candidate): Promise<PageItem | undefined> {
+  const asked = new URLSearchParams(rawQuery(req)).getAll('serial').at(-1);
+  const serial = asked ?? (c.granularity === 'item' ? c.serial : undefined);
+  if (serial === undefined || !isValidGs1Serial(serial)) return undefined;
+  const item = await itemInHand(deps.db, c.productId, serial);
+  return item && { ...item, digitalLink: buildDigitalLink(deps.publicBaseUrl, item.gtin, item.serial) };
+}
+
 /** The public, unauthenticated operations: public passport, consumer page, GS1 resolver. */
 export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
   const { db } = deps;
@@ -93,7 +108,9 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       operationId: 'getPassportPage',
       summary: 'The consumer page of a passport (the resolver redirects here)',
       description:
-        'HTML for a browser (readable on a phone, no script); with Accept: application/json the same JSON, statuses and ' +
+        'HTML for a browser (readable on a phone, no script); serial (the resolver adds the scanned one) names the item in ' +
+        "hand: shown with its label's verification and a link to its proof only when the serial is the product's own or " +
+        'one allocated to it, else the page names no serial. With Accept: application/json the same JSON, statuses and ' +
         'headers as GET /api/v2/public/passport/{uid}. Errors are pages with the same status (404, 410 with the reason and a ' +
         'link to the successor).',
       tags: ['Public'],
@@ -114,7 +131,7 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
               body: p,
               headers: { Vary: 'Accept', 'Cache-Control': 'public, max-age=60' },
             };
-          return html(200, passportPage(p, deps.registry));
+          return html(200, passportPage(p, deps.registry, await itemOfPage(deps, req, c)));
         } catch (err) {
           if (wantsJson) {
             if (err instanceof ApiError) Object.assign(err, { headers: { ...err.headers, Vary: 'Accept' } });
