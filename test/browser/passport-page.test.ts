@@ -123,7 +123,7 @@ describe('the passport a scanned label lands on, in headless Chromium', () => {
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 
-  it('follows the resolver redirect to /p/{uid}, keeping the query, and shows the public passport on a phone', async () => {
+  it('follows the resolver redirect to /p/{uid}, keeping the query and naming the scanned serial, and shows the public passport on a phone', async () => {
     const { id, gtin } = await livePassport('AX2-0001');
     const page = await phone.newPage();
     const response = await page.goto(`${t.url}/01/${gtin}/21/AX2-0001?src=qr`);
@@ -133,7 +133,7 @@ describe('the passport a scanned label lands on, in headless Chromium', () => {
     expect((await redirect!.response())!.status()).toBe(302);
     const url = new URL(page.url());
     expect(url.pathname).toBe(`/p/${id}`);
-    expect(url.search).toBe('?src=qr');
+    expect(url.search).toBe('?src=qr&serial=AX2-0001');
 
     await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Aurora X2 smartphone');
     expect(await page.getByRole('status').first().innerText()).toBe('Active');

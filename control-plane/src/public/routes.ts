@@ -152,11 +152,14 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       method: 'get',
       path: '/01/{gtin}/21/{serial}',
       operationId: 'resolveDigitalLink',
-      summary: 'GS1 Digital Link resolver: 302 to /p/{uid}',
+      summary: 'GS1 Digital Link resolver: 302 to /p/{uid}?serial={serial}',
       description:
         'No credential. GET, HEAD and OPTIONS (CORS). GTIN-8/12/13 are padded to 14 digits; a trailing slash is tolerated; the ' +
-        'query string is carried through the redirect. linkType=all or linkType=linkset, or Accept: application/linkset+json, ' +
-        'answers the RFC 9264 linkset (application/linkset+json); every answer has a Link header to it. The key matches a ' +
+        'query string is carried through the redirect, which adds serial (the scanned one, replacing any given). ' +
+        'linkType=all or linkType=linkset, or Accept: application/linkset+json, answers the RFC 9264 linkset ' +
+        '(application/linkset+json); every answer has a Link header to it. A label the print floor sealed also offers its ' +
+        'proof, rel https://gs1.org/voc/certificationInfo to /api/v2/public/labels/{gtin}/{serial}/proof, where ' +
+        'linkType=gs1:certificationInfo redirects. The key matches a ' +
         "product's own GTIN and serial, or a serial allocated to it by the print loop, in any tenant; only items whose Digital " +
         'Link was registered (publish-dpp) resolve. 400 INVALID_GTIN, 400 INVALID_SERIAL, 404 PRODUCT_NOT_FOUND (no product ' +
         'carries the GTIN), 404 PASSPORT_NOT_FOUND (known GTIN, nothing published and registered for the item), 404 ' +
@@ -166,7 +169,10 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       auth: 'none',
       request: { params: KeyParams },
       responses: {
-        302: { description: 'Redirect to the consumer page /p/{uid}', headers: { Location: '/p/{uid}' } },
+        302: {
+          description: "Redirect to the consumer page /p/{uid}?serial={serial}, or to the label's proof",
+          headers: { Location: '/p/{uid}?serial={serial}' },
+        },
         200: {
           description: 'The linkset (linkType=all or linkset)',
           schema: Loose,
