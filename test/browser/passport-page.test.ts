@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/testkit';
+import {
+  HttpPrintDevice,
+  enrollTestDevice,
+  printableProduct,
+  startTestControlPlane,
+  type CallResult,
+  type TestControlPlane,
+} from '@dpp/testkit';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCREENSHOT_DIR, launchChromium } from '../support/chromium.js';
@@ -116,7 +123,7 @@ describe('the passport a scanned label lands on, in headless Chromium', () => {
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 
-  it('follows the resolver redirect to /p/{uid}, keeping the query, and shows the public passport on a phone', async () => {
+  it('follows the resolver redirect to /p/{uid}, keeping the query and naming the scanned serial, and shows the public passport on a phone', async () => {
     const { id, gtin } = await livePassport('AX2-0001');
     const page = await phone.newPage();
     const response = await page.goto(`${t.url}/01/${gtin}/21/AX2-0001?src=qr`);
@@ -126,7 +133,7 @@ describe('the passport a scanned label lands on, in headless Chromium', () => {
     expect((await redirect!.response())!.status()).toBe(302);
     const url = new URL(page.url());
     expect(url.pathname).toBe(`/p/${id}`);
-    expect(url.search).toBe('?src=qr');
+    expect(url.search).toBe('?src=qr&serial=AX2-0001');
 
     await expect.poll(() => page.getByRole('heading', { level: 1 }).innerText()).toBe('Aurora X2 smartphone');
     expect(await page.getByRole('status').first().innerText()).toBe('Active');
@@ -196,6 +203,91 @@ describe('the passport a scanned label lands on, in headless Chromium', () => {
     expect(cross.status).toBe(200);
     expect(cross.link).toContain('rel="linkset"');
     expect(cross.body.linkset[0]!.anchor).toBe(`${t.url}/01/${gtin}/21/AX2-0002`);
+    expect(pageErrors).toEqual([]);
+    await page.close();
+  });
+
+  it('names the item in hand: its serial, whether an enrolled device verified its label (with the proof), a void', async () => {
+    // A model passport (its own serial field is '1') whose labels carry serials allocated by the print loop.
+    const p = await printableProduct(t.call, key(), 4, { name: 'Aurora X2 model' });
+    // Skip the first serial: on a fresh tenant it is 1, the model's own serial field too.
+    const [sealed, unsealed, voided] = [p.serials[1]!, p.serials[2]!, p.serials[3]!];
+    const other = (await printableProduct(t.call, key(), 1)).serials[0]!;
+    const dev = await new HttpPrintDevice(t.call, await enrollTestDevice(t, key())).init();
+    ok(
+      await t.call('POST', '/api/v2/aidc/jobs', { key: key(), body: { gtin: p.gtin, serial: sealed } }),
+      201,
+      'job',
+    );
+    await dev.seal((await dev.claim())!);
+    const sealedOn = new Date().toISOString().slice(0, 10);
+    // An item product beside one allocated serial, voided.
+    const item = ok(
+      await t.call('POST', '/api/v2/products', {
+        key: key(),
+        body: {
+          name: 'Aurora X2 unit',
+          description: 'One unit of the model',
+          category: 'electronics',
+          gtin: p.gtin,
+          serialNumber: voided,
+          granularity: 'item',
+          extensions: {
+            energyEfficiencyClass: 'A',
+            annualEnergyConsumptionKwh: 12,
+            repairabilityScore: 7,
+            weeeCategory: 'small_it_telecom',
+          },
+        },
+      }),
+      201,
+      'item',
+    );
+    ok(
+      await t.call('POST', `/api/v2/products/${item.body.id as string}/void`, {
+        key: key(),
+        body: { reason: 'Unit destroyed in transit' },
+      }),
+      200,
+      'void',
+    );
+
+    const page = await phone.newPage();
+    const serialOf = () => page.locator('dt:text-is("Serial number") + dd');
+    const ids = page.getByRole('region', { name: 'Identification' });
+    const response = await page.goto(`${t.url}/p/${p.productId}?serial=${sealed}`);
+    expect(response!.status()).toBe(200);
+    expect(response!.headers()['content-security-policy']).toContain("default-src 'none'");
+    expect(await serialOf().innerText()).toBe(sealed);
+    expect(await ids.innerText()).toContain(`/01/${p.gtin}/21/${sealed}`);
+    expect(await ids.innerText()).toContain(
+      `Label verified: printed, encoded, scanned back and sealed on ${sealedOn}.`,
+    );
+    const proof = ids.getByRole('link', { name: 'Proof' });
+    expect(await proof.getAttribute('href')).toBe(`/api/v2/public/labels/${p.gtin}/${sealed}/proof`);
+    expect(await page.getByRole('note').count()).toBe(0);
+    await shot(page, 'passport-item-phone');
+
+    await page.goto(`${t.url}/p/${p.productId}?serial=${unsealed}`);
+    expect(await serialOf().innerText()).toBe(unsealed);
+    expect(await ids.innerText()).toContain('Label not verified by an enrolled print device');
+    expect(await ids.getByRole('link', { name: 'Proof' }).count()).toBe(0);
+
+    await page.goto(`${t.url}/p/${p.productId}?serial=${voided}`);
+    expect(await serialOf().innerText()).toBe(voided);
+    expect(await page.getByRole('note').innerText()).toBe(
+      `This item was voided by its publisher on ${sealedOn}.`,
+    );
+
+    // A serial that is not this product's (typed by anyone, or another product's) names no item; the page
+    // is still served.
+    for (const typed of ['999999999', '<b>1</b>', other]) {
+      const r = await page.goto(`${t.url}/p/${p.productId}?serial=${encodeURIComponent(typed)}`);
+      expect(r!.status()).toBe(200);
+      expect(await page.getByRole('heading', { level: 1 }).innerText()).toBe('Aurora X2 model');
+      expect(await serialOf().count()).toBe(0);
+      expect(await ids.innerText()).not.toContain('Label');
+    }
     expect(pageErrors).toEqual([]);
     await page.close();
   });

@@ -60,7 +60,7 @@ describe.each(testDialects())('POST /api/v2/products/{id}/publish-dpp (%s)', (di
     ).toBe(false);
     const resolved = await t.call('GET', `/01/${gtin}/21/${p.body.serialNumber as string}`);
     expect(resolved.status).toBe(302);
-    expect(resolved.headers.get('location')).toBe(`/p/${p.id}`);
+    expect(resolved.headers.get('location')).toBe(`/p/${p.id}?serial=${p.body.serialNumber as string}`);
 
     // Again: still one identifier, the same registration (200).
     const again = await register(t, key(), p.id);

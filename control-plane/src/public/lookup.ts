@@ -4,7 +4,7 @@
  * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
  */
 import type { CompiledQuery } from 'kysely';
-import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
+import { currentMarketStatus, isServed, publicStatus, type PublicStatus } from '../passports/index.js';
 import type { Db } from '../store/index.js';
 
 export interface Candidate {
@@ -61,9 +61,9 @@ type Row = Awaited<ReturnType<ReturnType<typeof selectCandidate>['execute']>>[nu
  * parameters (the builder costs more than SQLite's indexed lookup). Sentinel values mark where each
  * argument goes in the compiled parameter list.
  */
-function prepared<A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<Row> }) {
-  const cache = new WeakMap<Db, CompiledQuery<Row>>();
-  return async (db: Db, ...args: A): Promise<Row[]> => {
+function prepared<R, A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> }) {
+  const cache = new WeakMap<Db, CompiledQuery<R>>();
+  return async (db: Db, ...args: A): Promise<R[]> => {
     let compiled = cache.get(db);
     const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
     if (!compiled) {
@@ -74,7 +74,7 @@ function prepared<A extends string[]>(build: (db: Db, ...args: A) => { compile()
       const i = sentinels.indexOf(p as string);
       return i < 0 ? p : args[i];
     });
-    return (await db.executeQuery<Row>({ ...compiled, parameters })).rows;
+    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
   };
 }
 
@@ -186,4 +186,87 @@ export async function resolveKey(
   if (voided) return { kind: 'voided', candidate: voided };
   if (candidates.length > 0 || (await gtinKnown(db, gtin))) return { kind: 'not_published' };
   return { kind: 'unknown_gtin' };
+}
+
+const latestSealOf = prepared((db, tenantId: string, gtin: string, serial: string) =>
+  db
+    .selectFrom('seal_receipts')
+    .select('sealed_at as sealedAt')
+    .where('tenant_id', '=', tenantId)
+    .where('gtin', '=', gtin)
+    .where('serial', '=', serial)
+    .orderBy('sealed_at', 'desc')
+    .limit(1),
+);
+
+/**
+ * When the label of a GTIN + serial was last sealed in a tenant (printed, encoded, scanned back and
+ * countersigned by the control plane), or null when it never was: a label never sealed has no proof.
+ * One lookup on the index seal_receipts (tenant_id, gtin, serial).
+ */
+export async function latestSeal(
+  db: Db,
+  tenantId: string,
+  gtin: string,
+  serial: string,
+): Promise<string | null> {
+  const [row] = await latestSealOf(db, tenantId, gtin, serial);
+  return row?.sealedAt ?? null;
+}
+
+/** What the consumer page shows about the item in hand: the serial on the scanned label. */
+export interface ItemInHand {
+  serial: string;
+  /** The GTIN the label carries: the allocated serial's, or the product's own. */
+  gtin: string;
+  /** When the item (its own product, or the product) was voided; null when it was not. */
+  voidedAt: string | null;
+  /** The market status recorded for the item's own product; null when none was. */
+  marketStatus: { status: string; since: string; reason: string | null } | null;
+  /** The label's latest seal by an enrolled print device; null when it was never sealed. */
+  label: { sealedAt: string } | null;
+}
+
+/**
+ * The item a serial names, only when the serial belongs to the product: its own serial number, or a
+ * serial the print loop allocated to it. A serial of another product, or of none, is undefined (the
+ * serial comes from a URL anyone can type). An item product of the same tenant, GTIN and serial (an item
+ * passport beside a model's allocated serial) says whether the item was voided and its market status.
+ */
+export async function itemInHand(db: Db, productId: string, serial: string): Promise<ItemInHand | undefined> {
+  const product = await db
+    .selectFrom('products')
+    .select(['tenant_id', 'gtin', 'serial_number', 'voided_at'])
+    .where('id', '=', productId)
+    .executeTakeFirst();
+  if (!product) return undefined;
+  let gtin = product.gtin;
+  if (product.serial_number !== serial) {
+    const allocated = await db
+      .selectFrom('carrier_serials')
+      .select('gtin')
+      .where('tenant_id', '=', product.tenant_id)
+      .where('serial', '=', serial)
+      .where('product_id', '=', productId)
+      .executeTakeFirst();
+    if (!allocated) return undefined;
+    gtin = allocated.gtin;
+  }
+  const item = await db
+    .selectFrom('products')
+    .select(['id', 'voided_at'])
+    .where('tenant_id', '=', product.tenant_id)
+    .where('gtin', '=', gtin)
+    .where('serial_number', '=', serial)
+    .where('granularity', '<>', 'model')
+    .executeTakeFirst();
+  const market = item ? await currentMarketStatus(db, item.id) : null;
+  const sealedAt = await latestSeal(db, product.tenant_id, gtin, serial);
+  return {
+    serial,
+    gtin,
+    voidedAt: item?.voided_at ?? product.voided_at,
+    marketStatus: market ? { status: market.status, since: market.effectiveAt, reason: market.reason } : null,
+    label: sealedAt ? { sealedAt } : null,
+  };
 }

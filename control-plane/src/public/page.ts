@@ -4,7 +4,8 @@
  */
 import type { SchemaRegistry } from '../schemas/index.js';
 import { SafeHtml, html, type Interpolation } from '../web/html.js';
-import type { PublicPassport } from './view.js';
+import type { ItemInHand } from './lookup.js';
+import { labelProofPath, type PublicPassport } from './view.js';
 
 const CSS = new SafeHtml(`
 *{box-sizing:border-box}
@@ -154,8 +155,6 @@ const STATE_BADGE: Readonly<Record<string, [string, string]>> = {
   archived: ['Archived', 'badge-archived'],
 };
 
-/** The page of a served passport. */
-
 /** A withdrawn or recalled item says so on its page, with the publisher's reason; the passport stays served. */
 function marketNotice(m: PublicPassport['marketStatus']) {
   if (!m || m.status === 'placed_on_market') return '';
@@ -165,7 +164,35 @@ function marketNotice(m: PublicPassport['marketStatus']) {
   </p>`;
 }
 
-export function passportPage(p: PublicPassport, registry: SchemaRegistry): string {
+/** The item in hand and the Digital Link its label carries. */
+export type PageItem = ItemInHand & { digitalLink: string };
+
+/** A voided item says so; its passport (of the model, say) may still be served. */
+function voidedNotice(item: PageItem | undefined) {
+  if (!item?.voidedAt) return '';
+  return html`<p class="notice" role="note">
+    This item was voided by its publisher on
+    <time datetime="${item.voidedAt}">${item.voidedAt.slice(0, 10)}</time>.
+  </p>`;
+}
+
+/** Whether an enrolled print device printed, encoded, scanned back and sealed the label; its proof when so. */
+function labelState(item: PageItem): SafeHtml {
+  if (!item.label) return html`<p>Label not verified by an enrolled print device</p>`;
+  const sealedAt = item.label.sealedAt;
+  return html`<p>
+    Label verified: printed, encoded, scanned back and sealed on
+    <time datetime="${sealedAt}">${sealedAt.slice(0, 10)}</time>.
+    <a href="${labelProofPath(item.gtin, item.serial)}" type="application/json">Proof</a>
+  </p>`;
+}
+
+/**
+ * The page of a served passport. `item` is the item in hand (the scanned label's serial, checked to belong
+ * to the product): its serial and Digital Link, voided notice, market status and label state. Without one
+ * the page names no serial, since a model's own serial field is no item's.
+ */
+export function passportPage(p: PublicPassport, registry: SchemaRegistry, item?: PageItem): string {
   const product = isRecord(p.sections.product) ? p.sections.product : {};
   const identifiers = isRecord(p.sections.identifiers) ? p.sections.identifiers : {};
   const name = typeof product.name === 'string' ? product.name : 'Product';
@@ -178,20 +205,26 @@ export function passportPage(p: PublicPassport, registry: SchemaRegistry): strin
         <h1 id="title">${name}</h1>
         <p><span class="badge ${badge}" role="status">${label}</span></p>
         <p>${String(product.description ?? '')}</p>
-        ${p.notice ? html`<p class="notice" role="note">${p.notice}</p>` : ''} ${marketNotice(p.marketStatus)}
+        ${p.notice ? html`<p class="notice" role="note">${p.notice}</p>` : ''} ${voidedNotice(item)}
+        ${marketNotice(item?.marketStatus ?? p.marketStatus)}
       </section>
       <section class="card" aria-labelledby="identification">
         <h2 id="identification">Identification</h2>
         <dl>
           <dt>GTIN</dt>
           <dd>${String(identifiers.gtin ?? '—')}</dd>
-          <dt>Serial number</dt>
-          <dd>${String(identifiers.serialNumber ?? '—')}</dd>
+          ${
+            item
+              ? html`<dt>Serial number</dt>
+                  <dd>${item.serial}</dd>`
+              : ''
+          }
           <dt>Granularity</dt>
           <dd>${humanize(String(product.granularity ?? '—'))}</dd>
           <dt>Digital Link</dt>
-          <dd><code>${p.digitalLink}</code></dd>
+          <dd><code>${item?.digitalLink ?? p.digitalLink}</code></dd>
         </dl>
+        ${item ? labelState(item) : ''}
       </section>
       ${attributesCard(p.sections.attributes, registry)}
       ${others.map(

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gtinFor, livePassport, readyProduct, generated, publish } from '@dpp/testkit/passports';
-import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { gtinFor, livePassport, productBody, readyProduct, generated, publish } from '@dpp/testkit/passports';
+import {
+  HttpPrintDevice,
+  enrollTestDevice,
+  printableProduct,
+  startTestControlPlane,
+  testDialects,
+  type TestControlPlane,
+} from '@dpp/testkit';
+
+const CERTIFICATION_INFO = 'https://gs1.org/voc/certificationInfo';
 
 describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} (%s)', (dialect) => {
   let t: TestControlPlane;
@@ -18,7 +27,7 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
   it('redirects 302 to /p/{uid}, carrying the query string, with a Link header to the linkset', async () => {
     const r = await get(`/01/${live.gtin}/21/${live.serial}?utm_source=label&lang=fr`);
     expect(r.status).toBe(302);
-    expect(r.headers.get('location')).toBe(`/p/${live.id}?utm_source=label&lang=fr`);
+    expect(r.headers.get('location')).toBe(`/p/${live.id}?utm_source=label&lang=fr&serial=SN%2F001`);
     const link = r.headers.get('link')!;
     expect(link).toContain(
       `<${t.url}/01/${live.gtin}/21/${live.serial}?linkType=linkset>; rel="linkset"; type="application/linkset+json"`,
@@ -26,13 +35,13 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     expect(link).toContain(`<${t.url}/p/${live.id}>; rel="https://gs1.org/voc/defaultLink"`);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     const plain = await get(`/01/${live.gtin}/21/${live.serial}`);
-    expect(plain.headers.get('location')).toBe(`/p/${live.id}`);
+    expect(plain.headers.get('location')).toBe(`/p/${live.id}?serial=SN%2F001`);
   });
 
   it('answers HEAD like GET, and OPTIONS with CORS', async () => {
     const head = await t.call('HEAD', `/01/${live.gtin}/21/${live.serial}`);
     expect(head.status).toBe(302);
-    expect(head.headers.get('location')).toBe(`/p/${live.id}`);
+    expect(head.headers.get('location')).toBe(`/p/${live.id}?serial=SN%2F001`);
     expect(head.text).toBe('');
     const options = await t.call('OPTIONS', `/01/${live.gtin}/21/${live.serial}`, {
       headers: {
@@ -51,12 +60,14 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
   });
 
   it('tolerates a trailing slash and pads GTIN-8/12/13 keys to 14 digits', async () => {
-    expect((await get(`/01/${live.gtin}/21/${live.serial}/`)).headers.get('location')).toBe(`/p/${live.id}`);
+    expect((await get(`/01/${live.gtin}/21/${live.serial}/`)).headers.get('location')).toBe(
+      `/p/${live.id}?serial=SN%2F001`,
+    );
     for (const gtin of ['95010939', '036000291452', '4006381333931']) {
       const p = await livePassport(t, key(), ++n, { overrides: { gtin, serialNumber: `S${gtin.length}` } });
       const r = await get(`/01/${gtin}/21/S${gtin.length}`);
       expect(r.status, gtin).toBe(302);
-      expect(r.headers.get('location')).toBe(`/p/${p.id}`);
+      expect(r.headers.get('location')).toBe(`/p/${p.id}?serial=S${gtin.length}`);
       const ls = await get(`/01/${gtin}/21/S${gtin.length}?linkType=all`);
       expect(ls.body.linkset[0].anchor).toBe(`${t.url}/01/${gtin.padStart(14, '0')}/21/S${gtin.length}`);
     }
@@ -194,9 +205,116 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     const serial = String(batch.body.serials[1]);
     const r = await get(`/01/${p.body.gtin as string}/21/${serial}`);
     expect(r.status).toBe(302);
-    expect(r.headers.get('location')).toBe(`/p/${p.id}`);
+    expect(r.headers.get('location')).toBe(`/p/${p.id}?serial=${serial}`);
     // Voiding the product makes its labels gone too.
     await t.call('POST', `/api/v2/products/${p.id}/void`, { key: key(), body: { reason: 'Batch recalled' } });
     expect((await get(`/01/${p.body.gtin as string}/21/${serial}`)).body.error.code).toBe('SERIAL_VOIDED');
+  });
+
+  it("carries the scanned serial to the page, which names it only when it is the product's", async () => {
+    // A model's labels carry serials allocated by the print loop; the model's own serial field is '1'.
+    const p = await printableProduct(t.call, key(), 2);
+    const other = await printableProduct(t.call, key(), 1);
+    const serial = p.serials[1]!; // never 1, the model's own serial field
+    const r = await get(`/01/${p.gtin}/21/${serial}?src=qr&serial=1`);
+    expect(r.status).toBe(302);
+    // The query is kept, and the scanned serial replaces the one it named.
+    expect(r.headers.get('location')).toBe(`/p/${p.productId}?src=qr&serial=${serial}`);
+    const page = await t.call('GET', r.headers.get('location')!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<dd>${serial}</dd>`);
+    expect(page.text).not.toContain('<dd>1</dd>');
+    expect(page.text).toContain('Label not verified by an enrolled print device');
+    // Anyone can type a URL: a serial of another product, of none, or not a serial at all names no item.
+    for (const typed of [other.serials[0]!, '999999999', '<b>1</b>', 'X'.repeat(21)]) {
+      const q = await t.call('GET', `/p/${p.productId}?serial=${encodeURIComponent(typed)}`);
+      expect(q.status, typed).toBe(200);
+      expect(q.text).not.toContain('Serial number');
+      expect(q.text).not.toContain('Label not verified');
+      expect(q.text).not.toContain('&lt;b&gt;');
+    }
+  });
+
+  it("offers a sealed label's proof as gs1:certificationInfo, in the linkset and the Link header", async () => {
+    const p = await printableProduct(t.call, key(), 2);
+    const [serial, unsealed] = [p.serials[0]!, p.serials[1]!];
+    const path = `/api/v2/public/labels/${p.gtin}/${serial}/proof`;
+    const before = await get(`/01/${p.gtin}/21/${serial}?linkType=all`);
+    expect(Object.keys(before.body.linkset[0])).not.toContain(CERTIFICATION_INFO);
+    expect(before.headers.get('link')).not.toContain(CERTIFICATION_INFO);
+    // Not offered yet: the link type goes to the page.
+    expect(
+      (await get(`/01/${p.gtin}/21/${serial}?linkType=gs1:certificationInfo`)).headers.get('location'),
+    ).toBe(`/p/${p.productId}?linkType=gs1:certificationInfo&serial=${serial}`);
+
+    // An enrolled device prints, encodes, scans back and seals the label.
+    const dev = await new HttpPrintDevice(t.call, await enrollTestDevice(t, key())).init();
+    const job = await t.call('POST', '/api/v2/aidc/jobs', { key: key(), body: { gtin: p.gtin, serial } });
+    expect(job.status, job.text).toBe(201);
+    await dev.seal((await dev.claim())!);
+
+    const after = await get(`/01/${p.gtin}/21/${serial}?linkType=all`);
+    expect(after.body.linkset[0][CERTIFICATION_INFO]).toEqual([
+      { href: `${t.url}${path}`, title: 'Label proof', type: 'application/json' },
+    ]);
+    const redirect = await get(`/01/${p.gtin}/21/${serial}`);
+    expect(redirect.headers.get('link')).toContain(
+      `<${t.url}${path}>; rel="${CERTIFICATION_INFO}"; type="application/json"`,
+    );
+    for (const linkType of ['gs1:certificationInfo', encodeURIComponent(CERTIFICATION_INFO)]) {
+      const r = await get(`/01/${p.gtin}/21/${serial}?linkType=${linkType}`);
+      expect(r.status).toBe(302);
+      expect(r.headers.get('location')).toBe(path);
+    }
+    // The page of the sealed label says so and links to its proof.
+    const page = await t.call('GET', redirect.headers.get('location')!);
+    expect(page.text).toContain('Label verified: printed, encoded, scanned back and sealed on');
+    expect(page.text).toContain(`href="${path}"`);
+    // Another label of the same product was never sealed: no proof.
+    const other = await get(`/01/${p.gtin}/21/${unsealed}?linkType=all`);
+    expect(Object.keys(other.body.linkset[0])).not.toContain(CERTIFICATION_INFO);
+    expect((await t.call('GET', `/p/${p.productId}?serial=${unsealed}`)).text).toContain(
+      'Label not verified by an enrolled print device',
+    );
+    expect((await get('/.well-known/gs1resolver')).body.linkTypes).toContain('gs1:certificationInfo');
+  });
+
+  it("shows the item in hand's void and market status on the page of its model", async () => {
+    const p = await printableProduct(t.call, key(), 2);
+    const [voided, recalled] = [p.serials[0]!, p.serials[1]!];
+    // An item product beside the model's allocated serial, voided.
+    const item = await t.call('POST', '/api/v2/products', {
+      key: key(),
+      body: { ...productBody(++n), gtin: p.gtin, serialNumber: voided, granularity: 'item' },
+    });
+    expect(item.status, item.text).toBe(201);
+    const v = await t.call('POST', `/api/v2/products/${item.body.id as string}/void`, {
+      key: key(),
+      body: { reason: 'Label destroyed' },
+    });
+    expect(v.status, v.text).toBe(200);
+    const r = await get(`/01/${p.gtin}/21/${voided}`);
+    expect(r.headers.get('location')).toBe(`/p/${p.productId}?serial=${voided}`);
+    const page = await t.call('GET', r.headers.get('location')!);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('This item was voided by its publisher on');
+    // An item passport (not registered) beside another serial, recalled.
+    const ip = await livePassport(t, key(), ++n, {
+      register: false,
+      overrides: { gtin: p.gtin, serialNumber: recalled, granularity: 'item' },
+    });
+    const market = `/api/v2/backup/passport/${ip.id}/market-status`;
+    for (const body of [{ status: 'placed_on_market' }, { status: 'recalled', reason: 'Battery swelling' }]) {
+      const m = await t.call('POST', market, { key: key(), body });
+      expect(m.status, m.text).toBe(201);
+    }
+    const recalledPage = await t.call('GET', `/p/${p.productId}?serial=${recalled}`);
+    expect(recalledPage.text).toContain('This product was recalled on');
+    expect(recalledPage.text).toContain('Battery swelling');
+    expect(recalledPage.text).not.toContain('This item was voided');
+    // The model's page without an item says neither.
+    const plain = await t.call('GET', `/p/${p.productId}`);
+    expect(plain.text).not.toContain('This product was recalled');
+    expect(plain.text).not.toContain('Serial number');
   });
 });

@@ -6,14 +6,17 @@
  * syntax errors are 400; the query string is passed through the redirect; linkType=all or linkset (or
  * Accept: application/linkset+json) answers the RFC 9264 linkset as application/linkset+json; every
  * answer carries a Link header to the linkset; /.well-known/gs1resolver describes the resolver.
+ *
+ * The redirect names the scanned serial (`serial=`) so the page is about the item in hand, and a label
+ * the print floor sealed offers its proof as gs1:certificationInfo (docs/label-proof.md).
  */
 import type { Request } from 'express';
 import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '@dpp/shared';
 import { ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ambiguous } from './find.js';
-import { resolveKey, type Candidate } from './lookup.js';
-import { successorLink } from './view.js';
+import { latestSeal, resolveKey, type Candidate } from './lookup.js';
+import { labelProofPath, successorLink } from './view.js';
 
 export const GS1_VOC = 'https://gs1.org/voc/';
 export const LINKSET_TYPE = 'application/linkset+json';
@@ -59,8 +62,21 @@ interface Link {
   hreflang?: string[];
 }
 
-/** The links of a resolved item: the consumer page (default link and product information page) and its JSON. */
-function linksOf(origin: string, c: Candidate): Record<string, Link[]> {
+/** What the links are about: the scanned GTIN + serial, its passport, and whether its label was sealed. */
+interface Resolved {
+  gtin: string;
+  serial: string;
+  candidate: Candidate;
+  sealed: boolean;
+}
+
+/**
+ * The links of a resolved item: the consumer page (default link and product information page) and its
+ * JSON; for a sealed label, its proof. GS1 Web Vocabulary: certificationInfo links to certification
+ * information about the item, the place EPCIS 2.0 also gives the commissioning event's link to the proof.
+ */
+function linksOf(origin: string, r: Resolved): Record<string, Link[]> {
+  const c = r.candidate;
   const page: Link = {
     href: `${origin}/p/${c.productId}`,
     title: 'Digital Product Passport',
@@ -72,20 +88,30 @@ function linksOf(origin: string, c: Candidate): Record<string, Link[]> {
     title: 'Digital Product Passport (JSON)',
     type: 'application/json',
   };
-  return {
+  const links: Record<string, Link[]> = {
     [`${GS1_VOC}defaultLink`]: [page],
     [`${GS1_VOC}pip`]: [page, json],
   };
+  if (r.sealed) {
+    links[`${GS1_VOC}certificationInfo`] = [
+      {
+        href: `${origin}${labelProofPath(r.gtin, r.serial)}`,
+        title: 'Label proof',
+        type: 'application/json',
+      },
+    ];
+  }
+  return links;
 }
 
 /** RFC 9264 §4.2 JSON linkset, GS1 style: one context object anchored at the Digital Link. */
-export function linkset(anchor: string, origin: string, c: Candidate) {
-  return { linkset: [{ anchor, ...linksOf(origin, c) }] };
+function linkset(anchor: string, origin: string, r: Resolved) {
+  return { linkset: [{ anchor, ...linksOf(origin, r) }] };
 }
 
-function linkHeader(anchor: string, origin: string, c: Candidate): string {
+function linkHeader(anchor: string, origin: string, r: Resolved): string {
   const parts = [`<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`];
-  for (const [rel, links] of Object.entries(linksOf(origin, c))) {
+  for (const [rel, links] of Object.entries(linksOf(origin, r))) {
     for (const l of links) parts.push(`<${l.href}>; rel="${rel}"; type="${l.type}"`);
   }
   return parts.join(', ');
@@ -97,7 +123,18 @@ function wantsLinkset(req: Request, linkType: string | null): boolean {
   return accept.includes(LINKSET_TYPE);
 }
 
-/** GET/HEAD /01/{gtin}/21/{serial}: a 302 to /p/{uid}, the linkset, or the typed error. */
+/** The page's query string: the request's, with the scanned serial last (replacing any `serial` it named). */
+function pageQuery(query: string, serial: string): string {
+  const kept = query.split('&').filter((part) => part !== '' && !new URLSearchParams(part).has('serial'));
+  return [...kept, `serial=${encodeURIComponent(serial)}`].join('&');
+}
+
+/** The link type a linkType parameter names, `gs1:x` or the full URI. */
+function linkTypeUri(linkType: string): string {
+  return linkType.startsWith('gs1:') ? `${GS1_VOC}${linkType.slice(4)}` : linkType;
+}
+
+/** GET/HEAD /01/{gtin}/21/{serial}: a 302 to /p/{uid}?serial=…, the linkset, or the typed error. */
 export async function resolve(db: Db, req: Request, gtinSegment: string): Promise<JsonReply> {
   const key = parseKey(req.path, gtinSegment);
   const origin = requestOrigin(req);
@@ -129,12 +166,14 @@ export async function resolve(db: Db, req: Request, gtinSegment: string): Promis
       });
     case 'one': {
       const c = r.candidate;
-      const link = linkHeader(anchor, origin, c);
+      const sealed = (await latestSeal(db, c.tenantId, key.gtin, key.serial)) !== null;
+      const resolved: Resolved = { ...key, candidate: c, sealed };
+      const link = linkHeader(anchor, origin, resolved);
       const linkType = new URLSearchParams(query).get('linkType');
       if (wantsLinkset(req, linkType)) {
         return {
           status: 200,
-          body: linkset(anchor, origin, c),
+          body: linkset(anchor, origin, resolved),
           headers: {
             'Content-Type': LINKSET_TYPE,
             Link: link,
@@ -143,11 +182,15 @@ export async function resolve(db: Db, req: Request, gtinSegment: string): Promis
           },
         };
       }
-      // Any other linkType (gs1:pip, gs1:defaultLink, or one not offered) goes to the default link.
+      // A requested link type goes to its link (GS1 Digital Link 1.1 §7): certificationInfo to the label's
+      // proof when it was sealed; any other (gs1:pip, gs1:defaultLink, or one not offered) to the page.
+      const proof = sealed && linkType && linkTypeUri(linkType) === `${GS1_VOC}certificationInfo`;
       return {
         status: 302,
         headers: {
-          Location: `/p/${c.productId}${query ? `?${query}` : ''}`,
+          Location: proof
+            ? labelProofPath(key.gtin, key.serial)
+            : `/p/${c.productId}?${pageQuery(query, key.serial)}`,
           Link: link,
           'Cache-Control': 'public, max-age=60',
           Vary: 'Accept',
@@ -165,7 +208,7 @@ export function resolverDescription(origin: string) {
     supportedPrimaryKeys: ['01'],
     supportedKeyQualifiers: { '01': ['21'] },
     supportedLinkType: [{ namespace: GS1_VOC, prefix: 'gs1:', profile: `${GS1_VOC}?show=linktypes` }],
-    linkTypes: ['gs1:defaultLink', 'gs1:pip'],
+    linkTypes: ['gs1:defaultLink', 'gs1:pip', 'gs1:certificationInfo'],
     linkTypeDefaultCanBeLinkset: false,
     linkTypeAllSupported: true,
     linksetMediaType: LINKSET_TYPE,

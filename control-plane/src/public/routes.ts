@@ -1,11 +1,14 @@
 import { Readable } from 'node:stream';
+import type { Request } from 'express';
 import { z } from 'zod';
+import { buildDigitalLink, isValidGs1Serial } from '@dpp/shared';
 import { ApiError, toApiError, publicRoute, type Reply, type RouteDef } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
 import type { Db } from '../store/index.js';
 import { findServed } from './find.js';
-import { PAGE_HEADERS, notServedPage, passportPage } from './page.js';
-import { LINKSET_TYPE, requestOrigin, resolve, resolverDescription } from './resolver.js';
+import { itemInHand, type Candidate } from './lookup.js';
+import { PAGE_HEADERS, notServedPage, passportPage, type PageItem } from './page.js';
+import { LINKSET_TYPE, rawQuery, requestOrigin, resolve, resolverDescription } from './resolver.js';
 import { publicPassport } from './view.js';
 
 export interface PublicRouteDeps {
@@ -56,6 +59,18 @@ const html = (status: number, body: string, headers: Record<string, string> = {}
   },
 });
 
+/**
+ * The item in hand on the page: the query's `serial` (the resolver puts the scanned one last), or an item
+ * passport's own serial; undefined when the serial does not belong to the product (anyone can type a URL).
+ */
+async function itemOfPage(deps: PublicRouteDeps, req: Request, c: Candidate): Promise<PageItem | undefined> {
+  const asked = new URLSearchParams(rawQuery(req)).getAll('serial').at(-1);
+  const serial = asked ?? (c.granularity === 'item' ? c.serial : undefined);
+  if (serial === undefined || !isValidGs1Serial(serial)) return undefined;
+  const item = await itemInHand(deps.db, c.productId, serial);
+  return item && { ...item, digitalLink: buildDigitalLink(deps.publicBaseUrl, item.gtin, item.serial) };
+}
+
 /** The public, unauthenticated operations: public passport, consumer page, GS1 resolver. */
 export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
   const { db } = deps;
@@ -93,7 +108,9 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       operationId: 'getPassportPage',
       summary: 'The consumer page of a passport (the resolver redirects here)',
       description:
-        'HTML for a browser (readable on a phone, no script); with Accept: application/json the same JSON, statuses and ' +
+        'HTML for a browser (readable on a phone, no script); serial (the resolver adds the scanned one) names the item in ' +
+        "hand: shown with its label's verification and a link to its proof only when the serial is the product's own or " +
+        'one allocated to it, else the page names no serial. With Accept: application/json the same JSON, statuses and ' +
         'headers as GET /api/v2/public/passport/{uid}. Errors are pages with the same status (404, 410 with the reason and a ' +
         'link to the successor).',
       tags: ['Public'],
@@ -114,7 +131,7 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
               body: p,
               headers: { Vary: 'Accept', 'Cache-Control': 'public, max-age=60' },
             };
-          return html(200, passportPage(p, deps.registry));
+          return html(200, passportPage(p, deps.registry, await itemOfPage(deps, req, c)));
         } catch (err) {
           if (wantsJson) {
             if (err instanceof ApiError) Object.assign(err, { headers: { ...err.headers, Vary: 'Accept' } });
@@ -135,11 +152,14 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       method: 'get',
       path: '/01/{gtin}/21/{serial}',
       operationId: 'resolveDigitalLink',
-      summary: 'GS1 Digital Link resolver: 302 to /p/{uid}',
+      summary: 'GS1 Digital Link resolver: 302 to /p/{uid}?serial={serial}',
       description:
         'No credential. GET, HEAD and OPTIONS (CORS). GTIN-8/12/13 are padded to 14 digits; a trailing slash is tolerated; the ' +
-        'query string is carried through the redirect. linkType=all or linkType=linkset, or Accept: application/linkset+json, ' +
-        'answers the RFC 9264 linkset (application/linkset+json); every answer has a Link header to it. The key matches a ' +
+        'query string is carried through the redirect, which adds serial (the scanned one, replacing any given). ' +
+        'linkType=all or linkType=linkset, or Accept: application/linkset+json, answers the RFC 9264 linkset ' +
+        '(application/linkset+json); every answer has a Link header to it. A label the print floor sealed also offers its ' +
+        'proof, rel https://gs1.org/voc/certificationInfo to /api/v2/public/labels/{gtin}/{serial}/proof, where ' +
+        'linkType=gs1:certificationInfo redirects. The key matches a ' +
         "product's own GTIN and serial, or a serial allocated to it by the print loop, in any tenant; only items whose Digital " +
         'Link was registered (publish-dpp) resolve. 400 INVALID_GTIN, 400 INVALID_SERIAL, 404 PRODUCT_NOT_FOUND (no product ' +
         'carries the GTIN), 404 PASSPORT_NOT_FOUND (known GTIN, nothing published and registered for the item), 404 ' +
@@ -149,7 +169,10 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       auth: 'none',
       request: { params: KeyParams },
       responses: {
-        302: { description: 'Redirect to the consumer page /p/{uid}', headers: { Location: '/p/{uid}' } },
+        302: {
+          description: "Redirect to the consumer page /p/{uid}?serial={serial}, or to the label's proof",
+          headers: { Location: '/p/{uid}?serial={serial}' },
+        },
         200: {
           description: 'The linkset (linkType=all or linkset)',
           schema: Loose,

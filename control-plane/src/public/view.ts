@@ -116,6 +116,11 @@ export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string
   };
 }
 
+/** The route of a label's proof (docs/label-proof.md), the serial URL-encoded. */
+export function labelProofPath(gtin: string, serial: string): string {
+  return `/api/v2/public/labels/${gtin}/${encodeURIComponent(serial)}/proof`;
+}
+
 /** `Link: <...>; rel="successor-version"` when a replacement was recorded (api-v2.md, PASSPORT_GONE). */
 export function successorLink(
   successorId: string | null,
