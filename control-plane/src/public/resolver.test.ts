@@ -32,7 +32,7 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     expect(link).toContain(
       `<${t.url}/01/${live.gtin}/21/${live.serial}?linkType=linkset>; rel="linkset"; type="application/linkset+json"`,
     );
-    expect(link).toContain(`<${t.url}/p/${live.id}>; rel="https://gs1.org/voc/defaultLink"`);
+    expect(link).toContain(`<${t.url}/p/${live.id}?serial=SN%2F001>; rel="https://gs1.org/voc/defaultLink"`);
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     const plain = await get(`/01/${live.gtin}/21/${live.serial}`);
     expect(plain.headers.get('location')).toBe(`/p/${live.id}?serial=SN%2F001`);
@@ -89,7 +89,7 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
             anchor: `${t.url}/01/${live.gtin}/21/${live.serial}`,
             'https://gs1.org/voc/defaultLink': [
               {
-                href: `${t.url}/p/${live.id}`,
+                href: `${t.url}/p/${live.id}?serial=SN%2F001`,
                 title: 'Digital Product Passport',
                 type: 'text/html',
                 hreflang: ['en'],
@@ -97,7 +97,7 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
             ],
             'https://gs1.org/voc/pip': [
               {
-                href: `${t.url}/p/${live.id}`,
+                href: `${t.url}/p/${live.id}?serial=SN%2F001`,
                 title: 'Digital Product Passport',
                 type: 'text/html',
                 hreflang: ['en'],

@@ -78,7 +78,8 @@ interface Resolved {
 function linksOf(origin: string, r: Resolved): Record<string, Link[]> {
   const c = r.candidate;
   const page: Link = {
-    href: `${origin}/p/${c.productId}`,
+    // The page of the item in hand, as the redirect gives it.
+    href: `${origin}/p/${c.productId}?serial=${encodeURIComponent(r.serial)}`,
     title: 'Digital Product Passport',
     type: 'text/html',
     hreflang: ['en'],
