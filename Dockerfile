@@ -11,6 +11,7 @@ COPY firmware-sim/package.json firmware-sim/
 COPY testkit/package.json testkit/
 COPY test/package.json test/
 COPY bench/package.json bench/
+COPY verify/package.json verify/
 RUN ELECTRON_SKIP_BINARY_DOWNLOAD=1 npm ci --no-audit --no-fund
 
 FROM node:20-bookworm-slim

@@ -126,14 +126,15 @@ describe('the supervisors console in headless Chromium', () => {
     await expect.poll(() => row.innerText(), { timeout: 5000 }).toMatch(/Sealed/);
     expect(await waitingItem(ref!).count()).toBe(0);
 
-    // The control plane has the supervisor as the human actor, also inside the signed evidence bundle.
+    // The control plane has the supervisor as the human actor; the signed evidence bundle, which is published
+    // with the label's proof, names them by id only.
     const job = await jobDetail(t, key, ref!);
     expect(evidence(job, 'attestation')).toEqual([
       expect.objectContaining({ actor: { type: 'human', ...SUPERVISOR }, method: 'supervisor' }),
     ]);
     const [bundle] = evidence(job, 'evidence_bundle');
     const payload = JSON.parse(Buffer.from(bundle.jws.split('.')[1], 'base64url').toString('utf8'));
-    expect(payload.attestation.actor).toEqual({ type: 'human', ...SUPERVISOR });
+    expect(payload.attestation.actor).toEqual({ type: 'human', id: SUPERVISOR.id });
 
     // The job view: the label image and the evidence of every step.
     await row.getByRole('link', { name: ref! }).click();
