@@ -3,17 +3,22 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startTestControlPlane, type CallResult, type TestControlPlane } from '@dpp/testkit';
 import { loadTest } from './lib/autocannon.js';
+import { formatSummary, profiled } from './lib/profile.js';
 import type { BenchRow } from './lib/table.js';
 
 /**
  * A scanned label is one resolver redirect and then one passport read. A plant's labelling lines
  * verify a few labels a second each and a consumer rush on one product is hundreds of scans a second,
  * so a thousand a second per replica leaves room; a phone user should not wait on the redirect. The
- * same-run ratio to bare node:http (as for the request chain) keeps the figure honest on a busy machine.
+ * same-run ratio to bare node:http keeps the figure honest on a busy machine: every scan of every
+ * product goes through the resolver, so it should cost at most twice what answering the bytes costs
+ * (issue 19), and a phone should not wait on it (p99 at 50 connections).
  */
 const TARGET_RPS = 1_000;
-const TARGET_RATIO = 0.06;
-const TARGET_P99_MS = 200;
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 20;
+/** Seconds of the extra, profiled load of each route (after the measured runs, so they stay unprofiled). */
+const PROFILE_SECONDS = 4;
 /** Passports in the store, so lookups are not against a near-empty table. */
 const PASSPORTS = 200;
 
@@ -110,8 +115,15 @@ async function bare(
  * /p/{uid}) and public passport reads (GET /api/v2/public/passport/{uid}), each next to a bare node:http
  * server answering the same bytes in the same run. autocannon runs in its own process.
  */
+/** The headers of an answer a peer repeats: all but those node:http writes itself. */
+function sameHeaders(r: CallResult): Record<string, string> {
+  const own = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding']);
+  return Object.fromEntries([...r.headers.entries()].filter(([k]) => !own.has(k)));
+}
+
 export async function run(): Promise<BenchRow[]> {
-  const t = await startTestControlPlane();
+  // Every request comes from one address: the per-IP budget is counted, but must not refuse the load.
+  const t = await startTestControlPlane({ env: { IP_RATE_LIMITS: 'public=1000000000/60' } });
   try {
     let sample = { id: '', gtin: '', serial: '' };
     for (let i = 1; i <= PASSPORTS; i++) sample = await livePassport(t, i);
@@ -122,21 +134,22 @@ export async function run(): Promise<BenchRow[]> {
     const read = await t.call('GET', readPath);
     if (read.status !== 200) throw new Error(`public read answered ${read.status}`);
 
-    const bareRedirect = await bare(
-      302,
-      { location: redirect.headers.get('location')!, link: redirect.headers.get('link')! },
-      Buffer.alloc(0),
-    );
-    const bareRead = await bare(
-      200,
-      { 'content-type': 'application/json; charset=utf-8' },
-      Buffer.from(read.text),
-    );
+    // The peers answer the same bytes: status, every header (CORS, rate limit, correlation id, Link, ...) and body.
+    const bareRedirect = await bare(302, sameHeaders(redirect), Buffer.alloc(0));
+    const bareRead = await bare(200, sameHeaders(read), Buffer.from(read.text));
     try {
       const peerRedirects = await loadTest(`${bareRedirect.url}${resolverPath}`);
       const redirects = await loadTest(`${t.url}${resolverPath}`);
       const peerReads = await loadTest(`${bareRead.url}${readPath}`);
       const reads = await loadTest(`${t.url}${readPath}`);
+      // Where the server's time goes: the control plane runs in this process, autocannon in its own.
+      for (const [title, url] of [
+        ['resolver 302', `${t.url}${resolverPath}`],
+        ['public passport read', `${t.url}${readPath}`],
+      ] as const) {
+        const { summary } = await profiled(title, () => loadTest(url, { seconds: PROFILE_SECONDS }));
+        console.log(formatSummary(title, summary));
+      }
       // autocannon counts a 302 as non-2xx: every resolver answer must be one, and none may fail.
       if (redirects.errors > 0 || reads.errors > 0 || reads.non2xx > 0) {
         throw new Error(
@@ -148,7 +161,7 @@ export async function run(): Promise<BenchRow[]> {
           work: `GS1 resolver 302 -> /p/{uid} (SQLite, ${PASSPORTS} passports)`,
           figure: redirects.requestsPerSecond,
           unit: 'req/s',
-          peer: { label: 'bare node:http 302, same headers', figure: peerRedirects.requestsPerSecond },
+          peer: { label: 'bare node:http 302, same bytes', figure: peerRedirects.requestsPerSecond },
           ratio: redirects.requestsPerSecond / peerRedirects.requestsPerSecond,
           target: `>= ${TARGET_RPS}/s and >= ${TARGET_RATIO} of bare`,
           met:

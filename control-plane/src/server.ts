@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
@@ -237,9 +237,16 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const brokerSweep = setInterval(sweepBroker, 60_000);
   brokerSweep.unref();
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = built.app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
+  // Cached resolver and public passport answers go out before Express (public/fast-path.ts).
+  const server: Server = createServer((req, res) => {
+    if (!built.fastPath(req, res)) built.app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 5_000;
   answerParserErrors(server);
