@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type Express } from 'express';
 import type { Config } from './config/index.js';
 import { Metrics, healthRoutes } from './health/index.js';
 import {
@@ -195,14 +195,11 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('etag', false);
   // The client of a request: X-Forwarded-For only from the proxies TRUST_PROXY names (loopback by default).
   app.set('trust proxy', config.trustProxy);
-  // What every request passes first; the public fast path runs the same handlers.
-  const edge: RequestHandler[] = [
-    securityHeaders({ production: config.env === 'production' }),
-    correlationId(),
-    requestLog(log),
-    metrics.middleware(),
-  ];
-  for (const handler of edge) app.use(handler);
+  // What every request passes first (public/fast-path.ts adds the same to the answers it sends).
+  app.use(securityHeaders({ production: config.env === 'production' }));
+  app.use(correlationId());
+  app.use(requestLog(log));
+  app.use(metrics.middleware());
   app.use(publicCors());
   const ipLimiter: IpLimiter = new RateLimiter(config.ipRateLimits, now);
   app.use(
@@ -234,6 +231,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(api);
   app.use(notFoundOrMethodNotAllowed(routes));
   app.use(errorHandler());
-  const fastPath = publicFastPath({ app, cache: publicCache, ipLimiter, edge, now });
+  const fastPath = publicFastPath({
+    app,
+    cache: publicCache,
+    ipLimiter,
+    metrics,
+    log,
+    production: config.env === 'production',
+  });
   return { app, routes, metrics, limiter, ipLimiter, publicCache, fastPath };
 }

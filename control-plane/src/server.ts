@@ -30,6 +30,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { type Mailer, logMailer } from './mail/index.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
+import { CacheInvalidation } from './public/index.js';
 import { schemaRegistry } from './schemas/index.js';
 import { TransparencyLog, startSequencer } from './transparency/index.js';
 import {
@@ -191,6 +192,18 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         )
       : [];
   for (const share of rateShares) share.start();
+  // On PostgreSQL, a write through any replica empties every replica's public answer cache at once.
+  const invalidation =
+    store.dialect === 'postgres' && config.databaseUrl && built.publicCache.enabled
+      ? new CacheInvalidation({
+          databaseUrl: config.databaseUrl,
+          schema: options.store?.pgSchema ?? 'public',
+          db: store.db,
+          cache: built.publicCache,
+          log: log.child({ module: 'public-cache' }),
+        })
+      : null;
+  await invalidation?.start();
   dispatcher.register(WORK_NOTICE_TOPIC, workNoticeHandler(store.db, broker));
   dispatcher.register('event', webhooks.fanOut);
   if (options.outbox?.start !== false) dispatcher.start();
@@ -281,6 +294,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         await sequencer.stop();
         await dispatcher.stop();
         await Promise.all(rateShares.map((s) => s.stop()));
+        await invalidation?.stop();
         await webhooks.worker.stop();
         await broker.close();
         await store.close();

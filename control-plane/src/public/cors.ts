@@ -23,12 +23,14 @@ export function isPublicPath(path: string): boolean {
 }
 
 /** The CORS headers every answer of a public path carries. */
-export function setPublicCorsHeaders(res: Response): void {
-  res.setHeader('Access-Control-Allow-Origin', '*');
-  res.setHeader(
-    'Access-Control-Expose-Headers',
+export const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers':
     'Link, Location, X-DPP-Gone-Reason, Content-Type, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
-  );
+};
+
+function setPublicCorsHeaders(res: Response): void {
+  for (const [name, value] of Object.entries(PUBLIC_CORS_HEADERS)) res.setHeader(name, value);
 }
 
 const RESOLVER_PATH = /^\/01\/([^/]+)\/21\/([^/]+)\/?$/;

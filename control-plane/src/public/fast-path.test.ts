@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { livePassport, publish } from '@dpp/testkit/passports';
 import {
   httpCaller,
@@ -108,7 +108,8 @@ describe.each(testDialects())('public answers from the cache and the fast path (
     'shows a void and a republish on another replica within the cache bound',
     async () => {
       const p = await livePassport(t, key(), ++n);
-      const other = httpCaller((await t.replica()).url);
+      const replica = await t.replica();
+      const other = httpCaller(replica.url);
       const read = `/api/v2/public/passport/${p.id}`;
       const resolver = `/01/${p.body.gtin as string}/21/${p.body.serialNumber as string}`;
       // The other replica has both answers in its cache.
@@ -121,11 +122,15 @@ describe.each(testDialects())('public answers from the cache and the fast path (
       expect((await other('GET', read)).body.version.version).toBe(2);
       expect((await other('GET', resolver)).status).toBe(302);
 
+      expect((await other('GET', resolver)).status).toBe(302);
+      expect(replica.built.publicCache.size).toBeGreaterThan(0);
       const voided = await t.call('POST', `/api/v2/products/${p.id}/void`, {
         key: key(),
         body: { reason: 'Destroyed in a fire' },
       });
       expect(voided.status).toBe(200);
+      // The write's NOTIFY empties the other replica's cache (entries leave only so while it gets no request).
+      await vi.waitFor(() => expect(replica.built.publicCache.size).toBe(0), { timeout: 10_000 });
       await sleep(MAX_AGE_BOUND_MS);
       const gone = await other('GET', resolver);
       expect(gone.status).toBe(410);

@@ -5,3 +5,4 @@ export { resolveKey, type KeyResolution } from './lookup.js';
 export { parseKey } from './resolver.js';
 export { PublicAnswerCache } from './cache.js';
 export { publicFastPath, type FastPathDeps } from './fast-path.js';
+export { CacheInvalidation, INVALIDATION_CHANNEL } from './invalidation.js';
