@@ -153,6 +153,12 @@ describe.each(testDialects())('public answers from the cache and the fast path (
         expect(refused.body.error.code).toBe('RATE_LIMITED');
         expect(refused.headers.get('access-control-allow-origin')).toBe('*');
         expect(refused.headers.get('retry-after')).not.toBeNull();
+        // Behind a trusted proxy (loopback), each forwarded client has its own budget.
+        const as = (ip: string) => s.call('GET', path, { headers: { 'X-Forwarded-For': ip } });
+        const forwarded = [];
+        for (let i = 0; i < 4; i++) forwarded.push((await as('203.0.113.7')).status);
+        expect(forwarded).toEqual([200, 200, 200, 429]);
+        expect((await as('203.0.113.8')).status).toBe(200);
       } finally {
         await s.close();
       }
