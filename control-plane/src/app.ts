@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import express, { type Express } from 'express';
 import type { Config } from './config/index.js';
 import { Metrics, healthRoutes } from './health/index.js';
@@ -33,7 +34,7 @@ import {
   localSigner,
   passportRoutes,
 } from './passports/index.js';
-import { publicCors, publicRoutes } from './public/index.js';
+import { PublicAnswerCache, publicCors, publicFastPath, publicRoutes } from './public/index.js';
 import { carrierRoutes } from './carriers/index.js';
 import { epcisRoutes } from './epcis/index.js';
 import { schemaRegistry, schemaRoutes } from './schemas/index.js';
@@ -83,6 +84,10 @@ export interface BuiltApp {
   limiter: RateLimiter;
   /** The budgets per client IP of the operations without a credential (shared the same way). */
   ipLimiter: IpLimiter;
+  /** Answers of the resolver and the public passport kept for a moment (emptied on every write). */
+  publicCache: PublicAnswerCache;
+  /** Answers cached public requests before Express; false when it did not (the server then calls `app`). */
+  fastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /** Wires the HTTP surface: global middleware, every domain's operations, the web pages, 404/405, errors. */
@@ -103,6 +108,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
         log.warn({ err, deviceId }, 'the revoked device still has a broker login; the next sweep removes it'),
       );
 
+  const publicCache = new PublicAnswerCache({ maxAgeMs: config.publicCacheMaxAgeMs, now });
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({
@@ -172,7 +178,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
       now,
       onGenerationQueued: () => deps.services.passports?.worker.wake(),
     }),
-    ...publicRoutes({ db: store.db, registry: schemaRegistry, publicBaseUrl: config.publicBaseUrl }),
+    ...publicRoutes({
+      db: store.db,
+      registry: schemaRegistry,
+      publicBaseUrl: config.publicBaseUrl,
+      cache: publicCache,
+    }),
     ...advisoryRoutes({ db: store.db, publicBaseUrl: config.publicBaseUrl, now }),
     ...complianceRoutes({ db: store.db, now }),
     ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),
@@ -184,6 +195,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.set('etag', false);
   // The client of a request: X-Forwarded-For only from the proxies TRUST_PROXY names (loopback by default).
   app.set('trust proxy', config.trustProxy);
+  // What every request passes first (public/fast-path.ts adds the same to the answers it sends).
   app.use(securityHeaders({ production: config.env === 'production' }));
   app.use(correlationId());
   app.use(requestLog(log));
@@ -210,10 +222,22 @@ export function buildApp(deps: AppDeps): BuiltApp {
     ipLimiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
-    ...(deps.services.wakeOutbox ? { afterWrite: deps.services.wakeOutbox } : {}),
+    // A write may change a public answer: this replica's cache empties at once (and tells the others).
+    afterWrite: () => {
+      publicCache.invalidate();
+      deps.services.wakeOutbox?.();
+    },
   });
   app.use(api);
   app.use(notFoundOrMethodNotAllowed(routes));
   app.use(errorHandler());
-  return { app, routes, metrics, limiter, ipLimiter };
+  const fastPath = publicFastPath({
+    app,
+    cache: publicCache,
+    ipLimiter,
+    metrics,
+    log,
+    production: config.env === 'production',
+  });
+  return { app, routes, metrics, limiter, ipLimiter, publicCache, fastPath };
 }

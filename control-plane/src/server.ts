@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import {
@@ -30,6 +30,7 @@ import { createLogger, type Logger } from './logging/logger.js';
 import { type Mailer, logMailer } from './mail/index.js';
 import { OutboxDispatcher } from './outbox/index.js';
 import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } from './passports/index.js';
+import { CacheInvalidation } from './public/index.js';
 import { schemaRegistry } from './schemas/index.js';
 import { TransparencyLog, startSequencer } from './transparency/index.js';
 import {
@@ -191,6 +192,18 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         )
       : [];
   for (const share of rateShares) share.start();
+  // On PostgreSQL, a write through any replica empties every replica's public answer cache at once.
+  const invalidation =
+    store.dialect === 'postgres' && config.databaseUrl && built.publicCache.enabled
+      ? new CacheInvalidation({
+          databaseUrl: config.databaseUrl,
+          schema: options.store?.pgSchema ?? 'public',
+          db: store.db,
+          cache: built.publicCache,
+          log: log.child({ module: 'public-cache' }),
+        })
+      : null;
+  await invalidation?.start();
   dispatcher.register(WORK_NOTICE_TOPIC, workNoticeHandler(store.db, broker));
   dispatcher.register('event', webhooks.fanOut);
   if (options.outbox?.start !== false) dispatcher.start();
@@ -237,9 +250,16 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const brokerSweep = setInterval(sweepBroker, 60_000);
   brokerSweep.unref();
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = built.app.listen(config.port, config.host, () => resolve(s));
-    s.once('error', reject);
+  // Cached resolver and public passport answers go out before Express (public/fast-path.ts).
+  const server: Server = createServer((req, res) => {
+    if (!built.fastPath(req, res)) built.app(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
   server.keepAliveTimeout = 5_000;
   answerParserErrors(server);
@@ -274,6 +294,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
         await sequencer.stop();
         await dispatcher.stop();
         await Promise.all(rateShares.map((s) => s.stop()));
+        await invalidation?.stop();
         await webhooks.worker.stop();
         await broker.close();
         await store.close();

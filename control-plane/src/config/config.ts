@@ -51,6 +51,12 @@ export interface Config {
    * client is the socket's peer.
    */
   trustProxy: string[] | false;
+  /**
+   * PUBLIC_CACHE_MAX_AGE_MS: how long a replica may answer a resolver redirect or a public passport read
+   * from memory (public/cache.ts); at most 1,000 so every replica shows a change within a second; 0 turns
+   * the cache and the fast path off.
+   */
+  publicCacheMaxAgeMs: number;
   idempotencyTtlHours: number;
   /** Days the control plane keeps work that has ended (dispatched outbox rows, ended webhook deliveries, finished ingest jobs). */
   retentionDays: number;
@@ -133,6 +139,14 @@ function readPositiveInt(env: Env, name: string, fallback: number): number {
 }
 
 /** A 32-byte key given as 64 hex digits or as base64 (standard or URL-safe). */
+function readMaxAgeMs(env: Env, name: string, fallback: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > max)
+    throw new ConfigError(name, `must be a whole number of milliseconds from 0 to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
 function readKey(env: Env, name: string): Buffer | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -312,6 +326,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimits: readBudgets(env, 'RATE_LIMITS', TIERS, DEFAULT_RATE_LIMITS),
     ipRateLimits: readBudgets(env, 'IP_RATE_LIMITS', IP_CLASSES, DEFAULT_IP_RATE_LIMITS),
     trustProxy: readTrustProxy(env),
+    publicCacheMaxAgeMs: readMaxAgeMs(env, 'PUBLIC_CACHE_MAX_AGE_MS', 500, 1_000),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
     retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
     secretsKey,

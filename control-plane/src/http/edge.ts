@@ -11,10 +11,18 @@ import type { RequestHandler } from 'express';
  * in production also HSTS (RFC 6797): browsers that reached us over HTTPS never try plain HTTP again.
  */
 export function securityHeaders(opts: { production: boolean }): RequestHandler {
+  const headers = Object.entries(securityHeaderValues(opts));
   return (_req, res, next) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    if (opts.production) res.setHeader('Strict-Transport-Security', 'max-age=31536000; includeSubDomains');
+    for (const [name, value] of headers) res.setHeader(name, value);
     next();
+  };
+}
+
+/** The headers `securityHeaders` sets, for a handler that answers before Express (public/fast-path.ts). */
+export function securityHeaderValues(opts: { production: boolean }): Record<string, string> {
+  return {
+    'X-Content-Type-Options': 'nosniff',
+    ...(opts.production ? { 'Strict-Transport-Security': 'max-age=31536000; includeSubDomains' } : {}),
   };
 }
 

@@ -23,13 +23,14 @@ export { errorReply, sendReply } from './reply.js';
 // What the app and the server are assembled from.
 export { mountRoutes, type MountDeps } from './mount.js';
 export { errorHandler, notFoundOrMethodNotAllowed } from './errors.js';
-export { correlationId } from './correlation.js';
+export { CORRELATION_HEADER, correlationId, correlationIdOf } from './correlation.js';
 export { requestLog } from './request-log.js';
-export { answerParserErrors, securityHeaders } from './edge.js';
-export { RateLimiter } from './rate-limit.js';
+export { answerParserErrors, securityHeaders, securityHeaderValues } from './edge.js';
+export { RateLimiter, rateHeaderValues } from './rate-limit.js';
 export {
   clientAddress,
   failedAttemptThrottle,
+  ipBudgetKey,
   ipRateLimit,
   type IpLimiter,
   type Refusal,

@@ -24,7 +24,10 @@ export function clientAddress(req: Request): string {
   return req.ip ?? req.socket.remoteAddress ?? 'unknown';
 }
 
-const keyOf = (cls: IpClass, req: Request) => `ip:${cls}:${clientAddress(req)}`;
+/** The limiter key of a client address's budget of `cls`. */
+export const ipBudgetKey = (cls: IpClass, address: string) => `ip:${cls}:${address}`;
+
+const keyOf = (cls: IpClass, req: Request) => ipBudgetKey(cls, clientAddress(req));
 
 /** Counts the request against its client's budget of `cls`; over it, refused. */
 export function ipRateLimit(

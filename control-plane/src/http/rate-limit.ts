@@ -118,9 +118,16 @@ export class RateLimiter<C extends string = Tier> {
 
 /** The X-RateLimit-* headers of a decision (api-v2.md, Limits). */
 export function setRateHeaders(res: Response, d: RateDecision): void {
-  res.setHeader('X-RateLimit-Limit', String(d.limit));
-  res.setHeader('X-RateLimit-Remaining', String(d.remaining));
-  res.setHeader('X-RateLimit-Reset', String(d.resetAt));
+  for (const [name, value] of Object.entries(rateHeaderValues(d))) res.setHeader(name, value);
+}
+
+/** The X-RateLimit-* headers of a decision, as name and value. */
+export function rateHeaderValues(d: RateDecision): Record<string, string> {
+  return {
+    'X-RateLimit-Limit': String(d.limit),
+    'X-RateLimit-Remaining': String(d.remaining),
+    'X-RateLimit-Reset': String(d.resetAt),
+  };
 }
 
 /** 429 RATE_LIMITED for a spent budget, with Retry-After. */

@@ -9,11 +9,11 @@ export function requestLog(log: Logger) {
     const started = process.hrtime.bigint();
     req.log = log.child({ module: 'http', correlationId: req.correlationId });
     res.on('finish', () => {
-      if (QUIET.has(req.path)) return;
+      const level = res.statusCode >= 500 ? 'error' : 'info';
+      if (!req.log.isLevelEnabled(level) || QUIET.has(req.path)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const fields = { method: req.method, route: req.routePath, path: req.path, status: res.statusCode, ms };
-      if (res.statusCode >= 500) req.log.error(fields, 'request');
-      else req.log.info(fields, 'request');
+      req.log[level](fields, 'request');
     });
     next();
   };

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { ApiError, errorReply, sendReply } from '../http/index.js';
 
 /**
@@ -20,6 +20,17 @@ const PUBLIC_PATHS = [
 
 export function isPublicPath(path: string): boolean {
   return PUBLIC_PATHS.some((p) => p.test(path));
+}
+
+/** The CORS headers every answer of a public path carries. */
+export const PUBLIC_CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers':
+    'Link, Location, X-DPP-Gone-Reason, Content-Type, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
+};
+
+function setPublicCorsHeaders(res: Response): void {
+  for (const [name, value] of Object.entries(PUBLIC_CORS_HEADERS)) res.setHeader(name, value);
 }
 
 const RESOLVER_PATH = /^\/01\/([^/]+)\/21\/([^/]+)\/?$/;
@@ -53,11 +64,7 @@ function undecodable(path: string): ApiError | undefined {
 export function publicCors(): RequestHandler {
   return (req, res, next) => {
     if (!isPublicPath(req.path)) return next();
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader(
-      'Access-Control-Expose-Headers',
-      'Link, Location, X-DPP-Gone-Reason, Content-Type, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset',
-    );
+    setPublicCorsHeaders(res);
     if (req.method !== 'OPTIONS') {
       const err = undecodable(req.path);
       if (!err) return next();
