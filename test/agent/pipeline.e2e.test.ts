@@ -140,6 +140,29 @@ describe('the pipeline on one printer', () => {
   });
 
   it(
+    'the line drops right after a label with another queued behind it: both go to a supervisor, none printed twice',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, sim } = await setUp(4);
+      sim.faults.scriptLabel(2, 'dropAfterPrint');
+      const agent = floor!.agent!;
+      const answered = new Set<string>();
+      const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
+      try {
+        await queue(product, name);
+        await waitFinished(t, key, product, 90_000);
+      } finally {
+        clearInterval(supervisor);
+      }
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(4);
+      expect([...o.goodLabels.entries()].filter(([, c]) => c !== 1)).toEqual([]);
+      expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(1);
+      expect(answered.size).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it(
     'agent killed mid-run with labels in the printer: every attempt resumed, each serial out once, sealed once',
     { timeout: 180_000 },
     async () => {

@@ -49,7 +49,7 @@ export class PrintLane {
   /** Attempts whose label was sent and is not scanned yet (in the printer, or out under the scanner). */
   private readonly unscanned = new Set<string>();
   /** The links of the last formats sent, newest last: what a scanner may see instead of an older label. */
-  private readonly sentLinks: Array<{ seq: number; link: string }> = [];
+  private readonly sentLinks: Array<{ seq: number; link: string; epc?: string | undefined }> = [];
 
   constructor(
     private readonly printer: PrinterDriver,
@@ -98,6 +98,7 @@ export class PrintLane {
   async send<T>(
     attemptId: string,
     link: string,
+    epc: string | undefined,
     perLabel: boolean,
     signal: AbortSignal,
     gate: (ahead: number) => Promise<void>,
@@ -130,7 +131,7 @@ export class PrintLane {
       };
       this.tickets.push(ticket);
       this.unscanned.add(attemptId);
-      this.sentLinks.push({ seq: ticket.seq, link });
+      this.sentLinks.push({ seq: ticket.seq, link, epc: epc?.toUpperCase() });
       if (this.sentLinks.length > 16) this.sentLinks.shift();
       try {
         return { ticket, result: await write(ticket) };
@@ -212,9 +213,9 @@ export class PrintLane {
    * A label sent before a restart (resume): its place in the order the printer got labels, so a scan that
    * sees a label sent after it is known for what it is. It is not in the printer as far as the lane knows.
    */
-  sentBefore(attemptId: string, link: string): LaneTicket {
+  sentBefore(attemptId: string, link: string, epc: string): LaneTicket {
     const ticket: LaneTicket = { attemptId, seq: ++this.lastSeq, perLabel: true, cancelled: null };
-    this.sentLinks.push({ seq: ticket.seq, link });
+    this.sentLinks.push({ seq: ticket.seq, link, epc: epc.toUpperCase() });
     if (this.sentLinks.length > 16) this.sentLinks.shift();
     return ticket;
   }
@@ -222,6 +223,11 @@ export class PrintLane {
   /** The label was scanned (or its run ended): the printer may put out the next. */
   scanned(attemptId: string): void {
     if (this.unscanned.delete(attemptId)) this.changed();
+  }
+
+  /** `epc` is the tag of a format sent after `ticket`'s. */
+  epcSentLaterThan(ticket: LaneTicket | null, epc: string): boolean {
+    return ticket !== null && this.sentLinks.some((s) => s.seq > ticket.seq && s.epc === epc.toUpperCase());
   }
 
   /** `link` is the label of a format sent after `ticket`'s: the printer has moved on past this label. */

@@ -32,6 +32,7 @@ export async function sendLabel(
   const { result } = await d.lane.send(
     run.attemptId,
     rendered.manifest.digitalLink,
+    rendered.rfid ? rendered.manifest.sgtin96Epc : undefined,
     perLabel,
     run.signal,
     async (ahead) => {

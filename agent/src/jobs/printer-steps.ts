@@ -91,6 +91,7 @@ function completion(
     expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
     timeoutMs,
     signal,
+    sentLater: (epc) => d.lane.epcSentLaterThan(run.ticket, epc),
     onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
   });
 }

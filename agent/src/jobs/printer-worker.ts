@@ -135,7 +135,9 @@ export class PrinterWorker {
       .filter((e) => sentBefore(e.evidence))
       .sort((a, b) => sentAt(a).localeCompare(sentAt(b)));
     const cleared = new Set(held > 0 ? sent.slice(-held).map((e) => e.attemptId) : []);
-    const order = new Map(sent.map((e) => [e.attemptId, this.lane.sentBefore(e.attemptId, e.digitalLink)]));
+    const order = new Map(
+      sent.map((e) => [e.attemptId, this.lane.sentBefore(e.attemptId, e.digitalLink, e.sgtin96Epc)]),
+    );
     this.resumable = entries.map((entry) => ({
       entry,
       heldCleared: cleared.has(entry.attemptId),

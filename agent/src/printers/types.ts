@@ -11,6 +11,11 @@ export interface CompletionOptions {
   expectedEpc?: string | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /**
+   * With RFID: whether a read-back is the EPC of a label sent after this one (the pipeline queues one
+   * behind it). Such an answer is not this label's VOID: the printer has moved past it unanswered.
+   */
+  sentLater?: ((epc: string) => boolean) | undefined;
   /** Every status seen while waiting (for MQTT and the console). */
   onStatus?: ((status: PrinterStatus) => void) | undefined;
 }

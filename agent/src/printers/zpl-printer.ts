@@ -186,6 +186,14 @@ export class ZplPrinter implements PrinterDriver {
           throw err;
         }
         const epc = answer.data.trim().toUpperCase();
+        if (epc !== expected.toUpperCase() && o.sentLater?.(epc)) {
+          // A later label answered: this one went unanswered (its answer was lost with a line). It stays for
+          // that label's own wait; this one is in doubt.
+          this.answers.unshift(answer);
+          throw new AgentError('PRINT_TIMEOUT', `${this.name}: a later label answered before this one`, {
+            details: { readBack: epc },
+          });
+        }
         if (epc === expected.toUpperCase()) {
           watcher.abort();
           await watch;
