@@ -1,51 +1,77 @@
+import { performance } from 'node:perf_hooks';
 import { startTestControlPlane } from '@dpp/testkit';
 import type { JobStepEvent } from '@dpp/agent';
 import { printableProduct } from '@dpp/control-plane';
-import { benchFloor, queueJobs } from './lib/print-floor.js';
+import { RFID_PRINTER_MECHANICS, labelMs, mechanicalLimit } from '@dpp/firmware-sim';
+import { startCpuProfile } from './lib/cpu-profile.js';
+import { benchFloor, queueJobs, type BenchFloor } from './lib/print-floor.js';
 import type { BenchRow } from './lib/table.js';
 
 const LABELS = 60;
 const WARM_UP = 5;
 const BAUD = 115_200;
-/**
- * A thermal label printer takes roughly 150 to 300 ms per 30 mm label (4 to 8 inches per second): what the
- * agent adds (claim, envelope check, render and QR proof, seven HTTP calls, the outbox's fsyncs) should stay
- * well under one label's print time, so the agent is never what the line waits for.
- */
-const TARGET_P50_MS = 100;
-const TARGET_P99_MS = 250;
-/**
- * One job per printer at a time, each waiting for its read-back and its scan before the next is claimed: the
- * line cannot be kept full, and the simulated printer's rendering dominates. A tenth of the line's byte rate
- * says the agent and the protocol exchanges are not the bottleneck.
- */
-const TARGET_LINE_FRACTION = 0.1;
+/** The printer never waits for the agent: at least 0.9 of what its mechanics allow (issue 19). */
+const TARGET_LIMIT_FRACTION = 0.9;
+/** The agent's share of the critical path: the printer's idle time before a label, waiting for its format. */
+const TARGET_OVERHEAD_P50_MS = 5;
+const TARGET_OVERHEAD_P99_MS = 250;
 
 function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
 }
+const p50 = (xs: number[]) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 /**
- * The device agent on one RFID label printer and its scanner, both simulated on ptys paced at 115200 baud,
- * against a real control plane (SQLite, embedded broker). Agent overhead per label: from the claim request
- * to SEALED delivered, minus the time the job waited on the printer (status, send, print to read-back) and
- * the scanner: what is left is the agent's own critical path (results the outbox delivers while the printer
- * works are off it, as they are in production).
- * Throughput: labels sealed per second, against the line's physical limit (11,520 bytes/s over the bytes of
- * one label's format).
+ * The device agent on one simulated RFID label printer with the mechanical model of a ZT411 RFID class
+ * printer at a production setting (firmware-sim's `RFID_PRINTER_MECHANICS`: 6 ips, 2-inch labels, 100 ms
+ * encode and 40 ms read-back, one label at a time) and its scanner, both on ptys paced at 115200 baud,
+ * against a real control plane (SQLite, embedded broker), all in this process.
+ *
+ * - Throughput: labels sealed per second, from the first measured claim request to the last SEALED, beside
+ *   the mechanical limit 1 / (label length / speed + encode + read-back). Every measured label is checked:
+ *   rendered and its QR proven (a render manifest), encoded and read back (attested on `rfid_readback`
+ *   with the EPC), scanned (link and EPC match) and sealed; the printer put out one physical label per job,
+ *   none VOID, none twice, in the order the formats arrived.
+ * - Agent overhead on the critical path: for each label after the first, the time the printer stood idle
+ *   between the label before it coming out and this label's format being complete in its buffer (zero when
+ *   the format was already queued): the time the printer waited for the agent. Everything else the agent
+ *   does per label (claim, envelope, render, proof, outbox, heartbeats, results, scan, seal) happens while
+ *   some label prints and is summarised in the profile printed before the table.
  */
 export async function run(): Promise<BenchRow[]> {
   const t = await startTestControlPlane({ mqtt: true });
   const key = t.tenants.a.admin;
-  const floor = await benchFloor(t, key, BAUD);
+  const mechanics = RFID_PRINTER_MECHANICS;
+  const floor = await benchFloor(t, key, BAUD, mechanics);
   try {
     const product = await printableProduct(t.call, key, WARM_UP + LABELS);
     const sealed: JobStepEvent[] = [];
+    const steps = new Map<string, Map<string, number>>();
     floor.agent.events.on('job', (e) => {
+      const at = steps.get(e.jobRef) ?? new Map<string, number>();
+      if (!at.has(e.step)) at.set(e.step, Date.parse(e.at));
+      steps.set(e.jobRef, at);
       if (e.step === 'sealed') sealed.push(e);
       else if (e.step === 'failed' || e.step === 'abandoned')
         throw new Error(`job ${e.jobRef} ${e.step}: ${e.detail}`);
     });
+    const received = new Map<number, number>();
+    const out: Array<{ index: number; formatIndex: number; at: number; void: boolean; epc: string | null }> =
+      [];
+    floor.printer.events.on('formatReceived', (e) => received.set(e.formatIndex, performance.now()));
+    floor.printer.events.on('labelPrinted', (l) =>
+      out.push({
+        index: l.index,
+        formatIndex: l.formatIndex,
+        at: performance.now(),
+        void: l.void,
+        epc: l.epc,
+      }),
+    );
     const waitFor = async (n: number) => {
       const deadline = Date.now() + 300_000;
       while (sealed.length < n) {
@@ -55,58 +81,143 @@ export async function run(): Promise<BenchRow[]> {
     };
     await queueJobs(t, key, product.gtin, product.serials.slice(0, WARM_UP));
     await waitFor(WARM_UP);
-    const started = Date.now();
+    // Every measured job is queued before the first is claimed (the printer paused meanwhile), so the run
+    // measures the agent and the printer, not how fast this process can queue jobs over HTTP.
+    floor.printer.faults.set('paused', true);
     await queueJobs(t, key, product.gtin, product.serials.slice(WARM_UP));
+    const stopProfile = await startCpuProfile();
+    floor.printer.faults.set('paused', false);
     await waitFor(WARM_UP + LABELS);
+    const profile = await stopProfile();
+
     const measured = sealed.slice(WARM_UP);
-    const elapsedS = (Date.parse(measured[measured.length - 1]!.at) - started) / 1000;
-    const overhead = measured
-      .map((e) => e.timings!.totalMs - e.timings!.deviceMs - e.timings!.humanMs)
-      .sort((a, b) => a - b);
-    const deviceMs = measured.map((e) => e.timings!.deviceMs).sort((a, b) => a - b);
-    const bytes =
-      measured.reduce((sum, e) => {
-        const manifest = floor.agent.journal.attempts(e.jobRef)[0]!.evidence.render_manifest as {
-          payloadBytes: number;
-        };
-        return sum + manifest.payloadBytes;
-      }, 0) / measured.length;
+    const firstClaim = Math.min(...measured.map((e) => Date.parse(e.at) - e.timings!.totalMs));
+    const elapsedS = (Math.max(...measured.map((e) => Date.parse(e.at))) - firstClaim) / 1000;
     const perSecond = LABELS / elapsedS;
-    const lineLimit = BAUD / 10 / bytes;
-    const p50 = percentile(overhead, 50);
-    const p99 = percentile(overhead, 99);
+    const limit = mechanicalLimit(mechanics);
+    const labels = out.slice(WARM_UP);
+    checkEveryLabel(floor, measured, labels);
+    const idle = labels.slice(1).map((l, i) => Math.max(0, received.get(l.formatIndex)! - labels[i]!.at));
+    const ahead = labels.slice(1).map((l, i) => labels[i]!.at - received.get(l.formatIndex)!);
+    const period = labels.slice(1).map((l, i) => l.at - labels[i]!.at);
+    const sortedIdle = [...idle].sort((a, b) => a - b);
+    const idleP50 = percentile(sortedIdle, 50);
+    const idleP99 = percentile(sortedIdle, 99);
+
+    printProfile(profile, LABELS, elapsedS, steps, measured);
+    console.log(
+      `  printer: label every ${p50(period).toFixed(0)} ms (p50; mechanics ${labelMs(mechanics).toFixed(0)} ms), ` +
+        `idle waiting for the agent before ${idle.filter((x) => x > 0).length} of ${idle.length} labels, ` +
+        `${idle.reduce((a, b) => a + b, 0).toFixed(0)} ms in all; the next format was in its buffer ` +
+        `${p50(ahead).toFixed(0)} ms (p50) before the label ahead came out`,
+    );
     return [
       {
-        work: `agent overhead per label, claim to SEALED minus printer/scanner (p50, ${LABELS} labels)`,
-        figure: p50,
-        unit: 'ms',
-        peer: { label: 'printer + scanner time p50', figure: percentile(deviceMs, 50) },
-        ratio: p50 / percentile(deviceMs, 50),
-        target: `<= ${TARGET_P50_MS} ms`,
-        met: p50 <= TARGET_P50_MS,
-      },
-      {
-        work: 'agent overhead per label (p99)',
-        figure: p99,
-        unit: 'ms',
-        target: `<= ${TARGET_P99_MS} ms`,
-        met: p99 <= TARGET_P99_MS,
-      },
-      {
-        work: `labels sealed per second, one RFID printer on a ${BAUD}-baud serial line`,
+        work: `labels sealed per second, one simulated RFID printer (6 ips, 2-inch labels, 140 ms encode + read-back; ${LABELS} labels)`,
         figure: perSecond,
         unit: 'labels/s',
-        peer: {
-          label: `line limit (${BAUD / 10} B/s / ${Math.round(bytes)} B per label)`,
-          figure: lineLimit,
-        },
-        ratio: perSecond / lineLimit,
-        target: `>= ${TARGET_LINE_FRACTION} of the line limit`,
-        met: perSecond / lineLimit >= TARGET_LINE_FRACTION,
+        peer: { label: 'mechanical limit 1 / (length / speed + encode + read-back)', figure: limit },
+        ratio: perSecond / limit,
+        target: `>= ${TARGET_LIMIT_FRACTION} of the mechanical limit`,
+        met: perSecond / limit >= TARGET_LIMIT_FRACTION,
+      },
+      {
+        work: 'agent overhead on the critical path p50: printer idle between labels, waiting for the next format',
+        figure: idleP50,
+        unit: 'ms',
+        peer: { label: 'one label under the mechanics', figure: labelMs(mechanics) },
+        ratio: idleP50 / labelMs(mechanics),
+        target: `<= ${TARGET_OVERHEAD_P50_MS} ms`,
+        met: idleP50 <= TARGET_OVERHEAD_P50_MS,
+      },
+      {
+        work: 'agent overhead on the critical path p99',
+        figure: idleP99,
+        unit: 'ms',
+        target: `<= ${TARGET_OVERHEAD_P99_MS} ms`,
+        met: idleP99 <= TARGET_OVERHEAD_P99_MS,
       },
     ];
   } finally {
     await floor.close();
     await t.close();
   }
+}
+
+/** Each measured job has its whole proof, and the printer put out exactly its labels, in order, once. */
+function checkEveryLabel(
+  floor: BenchFloor,
+  measured: JobStepEvent[],
+  labels: Array<{ formatIndex: number; void: boolean; epc: string | null }>,
+): void {
+  const fail = (why: string) => {
+    throw new Error(`agent bench: ${why}`);
+  };
+  if (labels.length !== measured.length) fail(`${labels.length} labels printed for ${measured.length} jobs`);
+  if (labels.some((l) => l.void)) fail('a VOID label was printed');
+  if (new Set(labels.map((l) => l.epc)).size !== labels.length) fail('an EPC was printed twice');
+  labels.forEach(
+    (l, i) => i > 0 && l.formatIndex <= labels[i - 1]!.formatIndex && fail('labels out of order'),
+  );
+  const printed = new Set(labels.map((l) => l.epc));
+  for (const e of measured) {
+    const attempt = floor.agent.journal.attempts(e.jobRef).find((a) => a.attemptId === e.attemptId);
+    const ev = (attempt?.evidence ?? {}) as Record<string, Record<string, unknown> | undefined>;
+    const epc = attempt?.claims.sgtin96_epc;
+    if (!ev.render_manifest) fail(`${e.jobRef}: no render manifest`);
+    if (!ev.spool_receipt) fail(`${e.jobRef}: no spool receipt`);
+    if (ev.attestation?.method !== 'rfid_readback') fail(`${e.jobRef}: not attested on the RFID read-back`);
+    if (ev.scan_result?.linkMatches !== true || ev.scan_result?.epcMatches !== true)
+      fail(`${e.jobRef}: the scan did not match`);
+    if (!ev.evidence_bundle) fail(`${e.jobRef}: no evidence bundle`);
+    if (!epc || !printed.has(epc)) fail(`${e.jobRef}: its EPC is not on a printed label`);
+  }
+}
+
+/** Where the time per label goes: CPU by owner, and the wall time of each stage of a job. */
+function printProfile(
+  profile: { totalMs: number; rows: Array<{ who: string; ms: number }> },
+  labels: number,
+  elapsedS: number,
+  steps: Map<string, Map<string, number>>,
+  measured: JobStepEvent[],
+): void {
+  const busy = profile.rows.filter((r) => r.who !== '(idle)');
+  const busyMs = busy.reduce((a, r) => a + r.ms, 0);
+  console.log(
+    `\nagent bench profile: ${labels} labels in ${elapsedS.toFixed(1)} s; this process busy ${(busyMs / labels).toFixed(1)} ms of CPU per label (${((100 * busyMs) / profile.totalMs).toFixed(0)}% of one core)`,
+  );
+  const agentMs = busy.filter((r) => r.who.startsWith('agent/')).reduce((a, r) => a + r.ms, 0);
+  console.log(
+    `  the agent's own code: ${(agentMs / labels).toFixed(1)} ms of CPU per label, all of it while a label prints`,
+  );
+  console.log('  CPU per label by owner (self time under our nearest frame; library in which):');
+  for (const r of busy.slice(0, 14))
+    console.log(`    ${(r.ms / labels).toFixed(2).padStart(7)} ms  ${r.who}`);
+  const stage = (from: string, to: string) =>
+    p50(
+      measured.flatMap((e) => {
+        const at = steps.get(e.jobRef);
+        const a = from === 'claim' ? Date.parse(e.at) - e.timings!.totalMs : at?.get(from);
+        const b = at?.get(to);
+        return a !== undefined && b !== undefined ? [b - a] : [];
+      }),
+    );
+  console.log(
+    '  wall time per job, p50 (overlapping other labels): ' +
+      [
+        ['claim request -> claimed (HTTP claim, JWS verify)', 'claim', 'claimed'],
+        ['claimed -> rendered (render, QR proof, outbox row)', 'claimed', 'rendered'],
+        [
+          'rendered -> sent (RENDERED delivered, turn, ~HS, send gate heartbeat, bytes)',
+          'rendered',
+          'printing',
+        ],
+        ['sent -> attested (printing, read-back)', 'printing', 'attested'],
+        ['attested -> scanned (scan trigger to read)', 'attested', 'scanned'],
+        ['scanned -> sealed (bundle signed, SEALED delivered)', 'scanned', 'sealed'],
+      ]
+        .map(([what, a, b]) => `\n    ${stage(a!, b!).toFixed(0).padStart(5)} ms  ${what}`)
+        .join(''),
+  );
 }

@@ -32,6 +32,8 @@ export type AgentErrorCode =
   | 'PRINT_TIMEOUT'
   | 'RFID_READBACK_MISMATCH'
   | 'SCANNER_TIMEOUT'
+  // a format the printer dropped unstarted when another attempt cancelled what it held
+  | 'FORMAT_CANCELLED'
   // the job pipeline
   | 'LEASE_LOST'
   | 'RESULT_REJECTED'

@@ -8,7 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallResult, TestControlPlane } from '@dpp/testkit';
 import { enroll, parseAgentConfig, silentLogger, startAgent, type Agent } from '@dpp/agent';
-import { startPrinter, startScanner, type PrinterHandle, type ScannerHandle } from '@dpp/firmware-sim';
+import {
+  startPrinter,
+  startScanner,
+  type PrinterHandle,
+  type PrinterMechanics,
+  type ScannerHandle,
+} from '@dpp/firmware-sim';
 
 function ok(r: CallResult, status: number, what: string): CallResult {
   if (r.status !== status) throw new Error(`${what}: ${r.status} ${r.text}`);
@@ -32,10 +38,18 @@ export interface BenchFloor {
   close(): Promise<void>;
 }
 
-/** One RFID printer and its scanner on ptys paced at `baudRate`, and the agent. */
-export async function benchFloor(t: TestControlPlane, key: string, baudRate: number): Promise<BenchFloor> {
+/**
+ * One RFID printer and its scanner on ptys paced at `baudRate`, and the agent. With `mechanics` the printer
+ * takes that long per label (firmware-sim's mechanical model); without, as long as rendering takes.
+ */
+export async function benchFloor(
+  t: TestControlPlane,
+  key: string,
+  baudRate: number,
+  mechanics: PrinterMechanics | null = null,
+): Promise<BenchFloor> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-bench-floor-'));
-  const printer = await startPrinter({ transport: 'pty', baudRate });
+  const printer = await startPrinter({ transport: 'pty', baudRate, mechanics });
   const scanner = await startScanner({ printer, transport: 'pty', baudRate });
   const token = ok(
     await t.call('POST', '/api/v2/devices/enrollment-tokens', { key, body: {} }),
@@ -48,6 +62,8 @@ export async function benchFloor(t: TestControlPlane, key: string, baudRate: num
     parseAgentConfig({
       dataDir,
       console: { host: '127.0.0.1', port: 0, enabled: true },
+      // A paused printer (the bench queues its jobs so) is asked again soon after it is resumed.
+      poll: { notReadyRetryMs: 50 },
       printers: [
         {
           name: 'bench-1',

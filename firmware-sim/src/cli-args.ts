@@ -1,5 +1,6 @@
 /** Command-line options of the simulator, read once and validated (STYLE principle 7). */
 import { parseArgs } from 'node:util';
+import { RFID_PRINTER_MECHANICS, type PrinterMechanics } from './printer/mechanics.js';
 import { isFaultName, isLabelFault, type FaultName, type LabelFault } from './faults/faults.js';
 
 export interface CliOptions {
@@ -16,6 +17,8 @@ export interface CliOptions {
   faults: FaultName[];
   scripts: Array<{ n: number; fault: LabelFault }>;
   hostStatusWhenFaulted: 'answer' | 'silent';
+  /** The mechanical model; null with --instant. */
+  mechanics: PrinterMechanics | null;
   verbose: boolean;
 }
 
@@ -32,6 +35,11 @@ export const USAGE = `usage: npm run sim -- [options]
   --pty-dir DIR            where the pty links are made (default: a temp folder)
   --fault NAME             set a fault from the start (repeatable)
   --script N:FAULT         script a label fault for format N (repeatable)
+  --speed IPS              print speed, inches per second (default 6)
+  --label-length IN        label pitch, inches (default 2)
+  --encode-ms N            RFID write time per tag, ms (default 100)
+  --readback-ms N          RFID read-back (verify) time per tag, ms (default 40)
+  --instant                no mechanical model: labels come out as fast as they render
   --hs-silent              no ~HS answer while media out, ribbon out or head open
   --verbose                debug logs on stderr
 Faults: paperOut ribbonOut headOpen paused smudged voidTag wrongContent disconnect dropAfterPrint`;
@@ -42,6 +50,14 @@ function int(name: string, value: string | undefined, fallback: number): number 
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) throw new CliUsageError(`--${name} must be a whole number`);
   return Number(value);
+}
+
+function positive(name: string, value: string | undefined, fallback: number, zeroOk = false): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !Number.isFinite(n) || (n === 0 && !zeroOk))
+    throw new CliUsageError(`--${name} must be a ${zeroOk ? 'non-negative' : 'positive'} number`);
+  return n;
 }
 
 function oneOf<T extends string>(
@@ -74,6 +90,11 @@ export function parseCliArgs(argv: string[]): CliOptions {
       fault: { type: 'string', multiple: true },
       script: { type: 'string', multiple: true },
       'hs-silent': { type: 'boolean' },
+      speed: { type: 'string' },
+      'label-length': { type: 'string' },
+      'encode-ms': { type: 'string' },
+      'readback-ms': { type: 'string' },
+      instant: { type: 'boolean' },
       verbose: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -105,6 +126,23 @@ export function parseCliArgs(argv: string[]): CliOptions {
     faults,
     scripts,
     hostStatusWhenFaulted: values['hs-silent'] ? 'silent' : 'answer',
+    mechanics: values.instant
+      ? null
+      : {
+          printSpeedIps: positive('speed', values.speed, RFID_PRINTER_MECHANICS.printSpeedIps),
+          labelLengthIn: positive(
+            'label-length',
+            values['label-length'],
+            RFID_PRINTER_MECHANICS.labelLengthIn,
+          ),
+          rfidEncodeMs: positive('encode-ms', values['encode-ms'], RFID_PRINTER_MECHANICS.rfidEncodeMs, true),
+          rfidReadBackMs: positive(
+            'readback-ms',
+            values['readback-ms'],
+            RFID_PRINTER_MECHANICS.rfidReadBackMs,
+            true,
+          ),
+        },
     verbose: values.verbose ?? false,
   };
 }

@@ -10,6 +10,7 @@ import { createInterface } from 'node:readline';
 import { CliUsageError, parseCliArgs, USAGE, type CliOptions } from './cli-args.js';
 import { runControlCommand } from './cli-control.js';
 import { jsonLineLogger } from './log.js';
+import { mechanicalLimit } from './printer/mechanics.js';
 import { startPrinter, type PrinterHandle } from './printer/start-printer.js';
 import { startScanner, type ScannerHandle } from './scanner/start-scanner.js';
 
@@ -45,6 +46,7 @@ async function main(options: CliOptions): Promise<void> {
     keepLabels: true,
     ptyDir,
     hostStatusWhenFaulted: options.hostStatusWhenFaulted,
+    mechanics: options.mechanics,
     log,
   });
   closers.push(() => printer.close());
@@ -58,6 +60,8 @@ async function main(options: CliOptions): Promise<void> {
     port: printer.port,
     labelDir: printer.labelDir,
     baudRate: printer.faults.baudRate,
+    mechanics: options.mechanics,
+    labelsPerSecondLimit: options.mechanics ? Number(mechanicalLimit(options.mechanics).toFixed(3)) : null,
   });
 
   if (options.scanner !== 'none') {

@@ -4,6 +4,14 @@
  */
 export { startPrinter, type StartPrinterOptions, type PrinterHandle } from './printer/start-printer.js';
 export type { PrintedLabel, PrinterEvents } from './printer/types.js';
+export {
+  RFID_PRINTER_MECHANICS,
+  encodeMs,
+  labelMs,
+  mechanicalLimit,
+  printMs,
+  type PrinterMechanics,
+} from './printer/mechanics.js';
 export { startScanner, type StartScannerOptions, type ScannerHandle } from './scanner/start-scanner.js';
 export type { ScanResult } from './scanner/scanner.js';
 export { decodeQrPng } from './scanner/decode.js';

@@ -186,9 +186,15 @@ export const AgentConfigSchema = z
         humanTimeoutMs: positiveMs.default(30 * 60_000),
         /** Finished jobs kept in the local journal for the console. */
         keepRecent: z.number().int().min(1).default(500),
+        /**
+         * Jobs one printer works on at once (docs/print-floor.md, "The pipeline"): 3 keeps the printer fed
+         * (one label printing, one format queued behind it, one being claimed and rendered); 1 is one job
+         * at a time, each claimed after the one before is sealed.
+         */
+        pipelineDepth: z.number().int().min(1).max(3).default(3),
       })
       .strict()
-      .default({ minLeaseForSendMs: 5000, humanTimeoutMs: 30 * 60_000, keepRecent: 500 }),
+      .default({ minLeaseForSendMs: 5000, humanTimeoutMs: 30 * 60_000, keepRecent: 500, pipelineDepth: 3 }),
     printers: z.array(PrinterConfigSchema).max(64).default([]),
     /**
      * Supervisors of this device. With at least one, the console's attest, fail and re-print need a

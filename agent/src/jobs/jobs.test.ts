@@ -350,7 +350,12 @@ describe('PrinterWorker resuming an attempt after a restart', () => {
       client: { claim: async () => null },
       poll: { intervalMs: 60_000, idleIntervalMs: 60_000, notReadyRetryMs: 60_000, statusIntervalMs: 60_000 },
       noticesLive: () => false,
-      pipeline: { journal, outbox, client: { heartbeat: () => Promise.reject(gone) } },
+      pipeline: {
+        journal,
+        outbox,
+        jobs: { pipelineDepth: 3 },
+        client: { heartbeat: () => Promise.reject(gone) },
+      },
       log: silentLogger,
       now: Date.now,
       onView: () => undefined,
@@ -377,10 +382,7 @@ describe('PrinterWorker resuming an attempt after a restart', () => {
 
     for (const c of [sealed, gone]) {
       const w = worker(journal, outbox);
-      w.resume(
-        journal.attempts(c.job_ref).find((e) => e.attemptId === c.attempt_id)!,
-        false,
-      );
+      w.resume([journal.attempts(c.job_ref).find((e) => e.attemptId === c.attempt_id)!], 0);
       w.start();
       await expect.poll(() => journal.unfinished().some((e) => e.attemptId === c.attempt_id)).toBe(false);
       await w.stop();

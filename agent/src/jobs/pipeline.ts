@@ -57,6 +57,24 @@ export class JobRun {
   private sealedRow: number | null = null;
   /** What the steps in their own modules see of this run; made once its lease keeper runs. */
   private ctx!: RunContext;
+  private markSent!: () => void;
+  private labelSent = false;
+  /**
+   * Settles once the label was handed to the printer (or the run ended before): from then on the printer's
+   * worker may claim the next job and have it ready behind this one.
+   */
+  readonly sent: Promise<void> = new Promise(
+    (resolve) =>
+      (this.markSent = () => {
+        this.labelSent = true;
+        resolve();
+      }),
+  );
+
+  /** The label was handed to the printer, or the run ended: see `sent`. */
+  get hasSent(): boolean {
+    return this.labelSent;
+  }
 
   constructor(
     private readonly deps: PipelineDeps,
@@ -156,6 +174,14 @@ export class JobRun {
 
   /** Runs the job to its end; resolves with the final step. Never throws. */
   async run(): Promise<JobStep> {
+    try {
+      return await this.runSteps();
+    } finally {
+      this.markSent();
+    }
+  }
+
+  private async runSteps(): Promise<JobStep> {
     let claims: AidcEnvelopeClaims;
     try {
       const fresh = await this.deps.verify(this.claimed.envelope);
@@ -204,6 +230,7 @@ export class JobRun {
       signal: this.signal,
       log: this.log,
       lease,
+      ticket: this.resume?.sent ?? null,
       step: () => this.currentStep,
       setStep: (step, detail) => this.setStep(step, detail),
       timed: (kind, fn) => this.timed(kind, fn),
@@ -227,6 +254,9 @@ export class JobRun {
     } catch (err) {
       return await this.failed(err);
     } finally {
+      this.deps.lane.settle(this.ctx.ticket);
+      this.deps.lane.scanned(this.attemptId);
+      this.markSent();
       lease.stop();
       offRejected();
     }
@@ -252,6 +282,8 @@ export class JobRun {
     // Sent before a restart: the label may be out whether or not SPOOL_SUBMITTED was reported.
     const before = sentBefore(done);
     if (before) this.labelMayBeOut = true;
+    // Its label may be out and is not scanned: nothing else comes out over it until it is.
+    if (before && !done.scan_result) d.lane.hold(this.attemptId);
     let spool = done.spool_receipt;
     if (!spool) {
       spool =
@@ -265,6 +297,7 @@ export class JobRun {
       this.report('SPOOL_SUBMITTED', spool);
       this.setStep('printing');
     }
+    this.markSent();
     let attestation = done.attestation;
     if (!attestation) {
       attestation = await attestPrint(this.ctx, rendered, claims, {
@@ -276,7 +309,11 @@ export class JobRun {
     }
     let scan = done.scan_result;
     if (!scan) {
-      scan = await scanLabel(this.ctx, claims, rendered);
+      try {
+        scan = await scanLabel(this.ctx, claims, rendered);
+      } finally {
+        d.lane.scanned(this.attemptId);
+      }
       this.report('SCAN_VERIFIED', scan);
     }
     this.setStep('scanned');

@@ -42,31 +42,58 @@ export async function waitReady(run: RunContext): Promise<void> {
   }
 }
 
-/** Waits for the printer's evidence that the label came out (and, on RFID, the tag it read back). */
+/**
+ * Waits for the printer's evidence that the label came out (and, on RFID, the tag it read back), once every
+ * format sent before it is settled (the printer answers in order). A format another attempt's cancel may
+ * have hit (`unknown`) is given one label's time to show it came out.
+ */
 export async function awaitPrinted(
   run: RunContext,
   rendered: RenderedLabel,
   claims: AidcEnvelopeClaims,
 ): Promise<Completion> {
   const d = run.deps;
+  const ticket = run.ticket;
   try {
     return await run.timed('device', () =>
-      d.printer.awaitCompletion({
-        expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
-        timeoutMs: d.printerConfig.printTimeoutMs,
-        signal: run.signal,
-        onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
-      }),
+      ticket
+        ? d.lane.inTurn(ticket, run.signal, (signal) => completion(run, rendered, claims, signal))
+        : completion(run, rendered, claims, run.signal),
     );
   } catch (err) {
     // Whatever stays in the printer's buffer now belongs to a failed attempt: it must never print later.
-    // (A lost line is the caller's: it asks the printer what it holds once it answers again.)
-    if (!inDoubt(err))
-      await d.printer
-        .cancelHeld()
+    // (A lost line is the caller's: it asks the printer what it holds once it answers again; a format the
+    // printer already dropped is gone.)
+    if (!inDoubt(err) && !isAgentError(err, 'FORMAT_CANCELLED'))
+      await d.lane
+        .cancelHeld(ticket)
         .catch((e: unknown) => run.log.warn({ err: String(e) }, 'could not cancel held formats'));
+    // The line dropped: the answers of the formats queued behind this one went with it.
+    else if (isAgentError(err, 'TRANSPORT_CLOSED')) d.lane.cancelledBy(ticket, null);
     throw err;
+  } finally {
+    d.lane.settle(ticket);
   }
+}
+
+function completion(
+  run: RunContext,
+  rendered: RenderedLabel,
+  claims: AidcEnvelopeClaims,
+  signal: AbortSignal,
+): Promise<Completion> {
+  const d = run.deps;
+  const timeoutMs =
+    run.ticket?.cancelled === 'unknown'
+      ? Math.min(d.printerConfig.printTimeoutMs, 2 * d.printerConfig.longestLabelMs)
+      : d.printerConfig.printTimeoutMs;
+  return d.printer.awaitCompletion({
+    expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
+    timeoutMs,
+    signal,
+    sentLater: (epc) => d.lane.epcSentLaterThan(run.ticket, epc),
+    onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
+  });
 }
 
 /**
@@ -85,8 +112,13 @@ export async function provablyNotOut(run: RunContext, err: unknown): Promise<boo
     const held = await d.printer
       .cancelUnstarted(d.printerConfig.longestLabelMs, run.signal)
       .catch((e: unknown) => (inDoubt(e) ? undefined : Promise.reject(e)));
+    // The cancel hit every format in the printer: the others in flight can no longer count on theirs.
+    if (held !== undefined && held !== 0) d.lane.cancelledBy(run.ticket, null);
     if (held !== undefined) {
-      if (held === null || held === 0) return false;
+      // Formats sent after this one were the newest in the buffer: this label was held only if the printer
+      // held more than those.
+      const after = d.lane.sentAfter(run.ticket);
+      if (held === null || held <= after) return false;
       run.log.info({ held }, 'the label was still held in the printer, never started; cancelled');
       return true;
     }

@@ -1,6 +1,9 @@
 /**
- * One printer's loop, one job at a time: make sure the printer can print, claim, run the job, and claim
- * again at once while there is work. It sleeps until an MQTT notice wakes it, or polls: every
+ * One printer's loop: make sure the printer can print, claim, run the job, and claim the next one as soon as
+ * the label before it is handed to the printer, so the next label is claimed, verified, rendered, proven and
+ * queued while the current one prints (`jobs.pipelineDepth` jobs at once, 3 by default: one printing and
+ * being scanned and sealed, one queued behind it, one being prepared; the printer's lane, print-lane.ts,
+ * keeps the order and at most one format queued ahead). Only one job is ever being prepared at a time. It sleeps until an MQTT notice wakes it, or polls: every
  * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
  * notice loses nothing). A printer that is not ready is never claimed for. An attempt the agent left
  * unfinished on this printer (it stopped or crashed) is resumed before anything new is claimed, as long as
@@ -16,6 +19,7 @@ import { WakeableSleep } from '../util/time.js';
 import type { JournalEntry } from './journal.js';
 import { isLeaseLost } from './lease.js';
 import { JobRun, sentBefore, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
+import { PrintLane } from './print-lane.js';
 import type { JobStep } from './steps.js';
 
 export interface PrinterView {
@@ -40,7 +44,7 @@ export interface PrinterWorkerOptions {
   /** Whether work notices can arrive (the broker is connected). */
   noticesLive: () => boolean;
   /** Everything a job run needs except the printer and its scanner. */
-  pipeline: Omit<PipelineDeps, 'printer' | 'printerConfig' | 'onPrinterStatus' | 'log'>;
+  pipeline: Omit<PipelineDeps, 'printer' | 'printerConfig' | 'onPrinterStatus' | 'log' | 'lane'>;
   log: Logger;
   now: () => number;
   onView: (view: PrinterView) => void;
@@ -60,25 +64,36 @@ export class PrinterWorker {
    * though the slow idle poll was armed while it was up.
    */
   private idleSince: number | null = null;
-  private run: JobRun | null = null;
+  /** Jobs in progress on this printer, oldest first. */
+  private readonly runs: JobRun[] = [];
+  private readonly finishing = new Set<Promise<void>>();
+  private readonly lane: PrintLane;
   private status: PrinterStatus | null = null;
   private state: PrinterState = 'offline';
   private detail: string | null = null;
   private statusAt: string | null = null;
-  private resumable: Resume | null = null;
+  private resumable: Resume[] = [];
   private readonly log: Logger;
 
   constructor(private readonly opts: PrinterWorkerOptions) {
     this.log = opts.log.child({ printer: opts.config.name });
     if (!opts.driver.twoWay) this.state = 'ready';
+    // Queue a format behind one printing only where each label gives its own evidence (the ^HV read-back).
+    this.lane = new PrintLane(opts.driver, opts.driver.twoWay && opts.config.rfid, this.log);
   }
 
   get name(): string {
     return this.opts.config.name;
   }
 
+  /** The oldest job in progress (the one printing or being scanned), if any. */
   get current(): JobRun | null {
-    return this.run;
+    return this.runs[0] ?? null;
+  }
+
+  /** Every job in progress, oldest first. */
+  get active(): readonly JobRun[] {
+    return this.runs;
   }
 
   view(): PrinterView {
@@ -97,8 +112,8 @@ export class PrinterWorker {
       state: this.state,
       detail: this.detail,
       status: this.status,
-      currentJob: this.run
-        ? { jobRef: this.run.jobRef, attemptId: this.run.attemptId, step: this.run.step }
+      currentJob: this.current
+        ? { jobRef: this.current.jobRef, attemptId: this.current.attemptId, step: this.current.step }
         : null,
       statusAt: this.statusAt,
     };
@@ -110,9 +125,24 @@ export class PrinterWorker {
     this.loop = this.work().catch((err: unknown) => this.log.error({ err }, 'printer loop died'));
   }
 
-  /** Resumes this attempt, left unfinished by an earlier run, before claiming anything (call before `start`). */
-  resume(entry: JournalEntry, heldCleared: boolean): void {
-    this.resumable = { entry, heldCleared };
+  /**
+   * Resumes these attempts, left unfinished by an earlier run (oldest first), before claiming anything (call
+   * before `start`). `held` formats were found in the printer and cleared at start-up: the printer prints in
+   * the order it was sent, so they were the newest `held` labels sent; an older one sent may have come out.
+   */
+  resume(entries: JournalEntry[], held: number): void {
+    const sent = entries
+      .filter((e) => sentBefore(e.evidence))
+      .sort((a, b) => sentAt(a).localeCompare(sentAt(b)));
+    const cleared = new Set(held > 0 ? sent.slice(-held).map((e) => e.attemptId) : []);
+    const order = new Map(
+      sent.map((e) => [e.attemptId, this.lane.sentBefore(e.attemptId, e.digitalLink, e.sgtin96Epc)]),
+    );
+    this.resumable = entries.map((entry) => ({
+      entry,
+      heldCleared: cleared.has(entry.attemptId),
+      sent: order.get(entry.attemptId),
+    }));
   }
 
   /** Claim now (a work notice, the broker came back). */
@@ -124,9 +154,10 @@ export class PrinterWorker {
   /** Stops claiming; a job in progress is cancelled (FAILED agent_stopped) unless `finishJob`. */
   async stop(): Promise<void> {
     this.running = false;
-    this.run?.cancel('agent_stopped', 'the agent is stopping');
+    for (const run of this.runs) run.cancel('agent_stopped', 'the agent is stopping');
     this.wake();
     await this.loop;
+    await Promise.all([...this.finishing]);
   }
 
   /** Drops whatever the printer holds (formats of attempts that are not ours any more). */
@@ -158,7 +189,7 @@ export class PrinterWorker {
   noteStatus(status: PrinterStatus | null, offline = false): void {
     this.status = status;
     this.statusAt = new Date(this.opts.now()).toISOString();
-    this.state = offline ? 'offline' : printerStateOf(status, this.run !== null);
+    this.state = offline ? 'offline' : printerStateOf(status, this.runs.length > 0);
     this.detail = offline ? 'no answer' : status && !status.ready ? status.errors.join(', ') : null;
     this.opts.onView(this.view());
   }
@@ -179,12 +210,14 @@ export class PrinterWorker {
   private async work(): Promise<void> {
     const { poll } = this.opts;
     let wasReady = true;
-    if (this.resumable) {
-      const resume = this.resumable;
-      this.resumable = null;
-      await this.resumeJob(resume);
-    }
+    for (const resume of this.resumable.splice(0)) await this.resumeJob(resume);
     while (this.running) {
+      // One job prepared at a time, and no more than the pipeline's depth in progress: wait for a send or an end.
+      const depth = this.opts.pipeline.jobs.pipelineDepth;
+      if (this.runs.length >= depth || this.runs.some((r) => !r.hasSent)) {
+        await this.sleeper.sleep(poll.statusIntervalMs);
+        continue;
+      }
       const ready = await this.ready();
       if (!ready) {
         wasReady = false;
@@ -218,14 +251,27 @@ export class PrinterWorker {
         continue;
       }
       this.idleSince = null;
-      await this.runJob(claimed, claimStartedAt);
-      this.nextClaimAt = 0; // there may be more: claim again at once
+      this.startJob(claimed, claimStartedAt);
+      this.nextClaimAt = 0; // there may be more: claim again once this label is handed to the printer
     }
+    await Promise.all([...this.finishing]);
+  }
+
+  /** Runs the job beside the others in progress; the loop wakes when its label is sent and when it ends. */
+  private startJob(claimed: RunStart, claimStartedAt: number, resume?: Resume): void {
+    const done = this.runJob(claimed, claimStartedAt, resume)
+      .catch((err: unknown) => this.log.error({ err }, 'job run died'))
+      .finally(() => {
+        this.finishing.delete(done);
+        this.sleeper.wake();
+      });
+    this.finishing.add(done);
   }
 
   private deps(): PipelineDeps {
     return {
       ...this.opts.pipeline,
+      lane: this.lane,
       printer: this.opts.driver,
       printerConfig: this.opts.config,
       log: this.log,
@@ -248,7 +294,7 @@ export class PrinterWorker {
       try {
         const answer = await this.opts.pipeline.client.heartbeat(entry.jobRef, entry.attemptId);
         const start: RunStart = { job: { jobRef: entry.jobRef }, attemptId: entry.attemptId, ...answer };
-        return await this.runJob(start, this.opts.now(), resume);
+        return this.startJob(start, this.opts.now(), resume);
       } catch (err) {
         const e = toAgentError(err);
         // A label that may be out keeps its attempt past the envelope's expiry: ask until the control plane
@@ -272,13 +318,20 @@ export class PrinterWorker {
 
   private async runJob(claimed: RunStart, claimStartedAt: number, resume?: Resume): Promise<void> {
     const run = new JobRun(this.deps(), claimed, claimStartedAt, resume ?? null);
-    this.run = run;
+    this.runs.push(run);
     // Claimed while stopping: say FAILED at once rather than leave the job to its lease.
     if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');
     this.noteStatus(this.status);
+    void run.sent.then(() => this.sleeper.wake());
     const step = await run.run();
-    this.run = null;
+    this.runs.splice(this.runs.indexOf(run), 1);
     this.noteStatus(this.status);
     this.opts.onRunFinished?.(run.jobRef, step);
   }
+}
+
+/** When the label of an attempt was sent (the journalled receipt): the order the printer got them in. */
+function sentAt(e: JournalEntry): string {
+  const ev = e.evidence as { sending?: { submittedAt?: string }; spool_receipt?: { submittedAt?: string } };
+  return ev.sending?.submittedAt ?? ev.spool_receipt?.submittedAt ?? '';
 }

@@ -5,6 +5,7 @@
 import type { AidcEnvelopeClaims, Attestation, RenderManifest, ScanResult, SpoolReceipt } from '@dpp/shared';
 import { jobFailure } from './failures.js';
 import type { JournalEntry } from './journal.js';
+import type { LaneTicket } from './print-lane.js';
 
 /** An attempt left unfinished by an earlier run of the agent, with what start-up found on its printer. */
 export interface Resume {
@@ -14,6 +15,8 @@ export interface Resume {
    * out, so it may be sent again. False when the printer held none, or could not tell (one-way, offline).
    */
   heldCleared: boolean;
+  /** Its place among the labels sent to its printer before the restart (print-lane.ts), when it was sent. */
+  sent?: LaneTicket | undefined;
 }
 
 /** Evidence of an attempt already reported (queued in the outbox), by kind. */

@@ -15,6 +15,7 @@ import type { Scanner } from '../scanners/index.js';
 import type { HumanGate } from './human-gate.js';
 import type { JobJournal } from './journal.js';
 import type { LeaseKeeper } from './lease.js';
+import type { LaneTicket, PrintLane } from './print-lane.js';
 import type { JobStep } from './steps.js';
 
 export interface JobStepEvent {
@@ -50,6 +51,8 @@ export interface PipelineDeps {
   verify: (envelope: string) => Promise<AidcEnvelopeClaims>;
   printer: PrinterDriver;
   printerConfig: PrinterConfig;
+  /** The formats this printer holds, shared by the runs on it (print-lane.ts). */
+  lane: PrintLane;
   scanner: Scanner | null;
   jobs: AgentConfig['jobs'];
   /** Wait between two status checks of a printer that is not ready. */
@@ -75,6 +78,8 @@ export interface RunContext {
   readonly log: Logger;
   /** The lease keeper; running from before the first step. */
   readonly lease: LeaseKeeper;
+  /** This run's format in the printer's lane, from the first byte sent until it is settled. */
+  ticket: LaneTicket | null;
   /** The step the run is at. */
   step(): JobStep;
   setStep(step: JobStep, detail?: string): void;

@@ -11,6 +11,11 @@ export interface CompletionOptions {
   expectedEpc?: string | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
+  /**
+   * With RFID: whether a read-back is the EPC of a label sent after this one (the pipeline queues one
+   * behind it). Such an answer is not this label's VOID: the printer has moved past it unanswered.
+   */
+  sentLater?: ((epc: string) => boolean) | undefined;
   /** Every status seen while waiting (for MQTT and the console). */
   onStatus?: ((status: PrinterStatus) => void) | undefined;
 }
@@ -36,7 +41,11 @@ export interface PrinterDriver {
   readonly twoWay: boolean;
   /** The printer's condition, or null when it cannot be asked. Throws PRINTER_NO_ANSWER when it is silent. */
   status(): Promise<PrinterStatus | null>;
-  send(payload: Buffer, name: string): Promise<SendReceipt>;
+  /**
+   * Sends one label. `behind`: another format is still in the printer ahead of it (the pipeline queued it),
+   * so answers waiting on the line belong to that one and must be kept.
+   */
+  send(payload: Buffer, name: string, options?: { behind?: boolean }): Promise<SendReceipt>;
   /** Waits for the printer's own evidence that the label is out (`none` when it cannot give any). */
   awaitCompletion(options: CompletionOptions): Promise<Completion>;
   /** Drops formats held in the printer (after a failed encode or a timeout), so they never print later. */

@@ -156,8 +156,10 @@ export class ZplPrinter implements PrinterDriver {
     });
   }
 
-  async send(payload: Buffer): Promise<SendReceipt> {
-    this.drop('hostVerification'); // answers of an earlier, abandoned label must not count for this one
+  async send(payload: Buffer, _name?: string, options: { behind?: boolean } = {}): Promise<SendReceipt> {
+    // Answers of an earlier, abandoned label must not count for this one; but with a format ahead of this
+    // one still printing, the answers on the line are that label's.
+    if (!options.behind) this.drop('hostVerification');
     return this.options.transport.send(payload, this.name);
   }
 
@@ -184,6 +186,14 @@ export class ZplPrinter implements PrinterDriver {
           throw err;
         }
         const epc = answer.data.trim().toUpperCase();
+        if (epc !== expected.toUpperCase() && o.sentLater?.(epc)) {
+          // A later label answered: this one went unanswered (its answer was lost with a line). It stays for
+          // that label's own wait; this one is in doubt.
+          this.answers.unshift(answer);
+          throw new AgentError('PRINT_TIMEOUT', `${this.name}: a later label answered before this one`, {
+            details: { readBack: epc },
+          });
+        }
         if (epc === expected.toUpperCase()) {
           watcher.abort();
           await watch;
@@ -250,10 +260,11 @@ export class ZplPrinter implements PrinterDriver {
   /**
    * `~HS` counts the format under the head among those in the buffer, and `~JA` cannot stop a label already
    * printing (the printer finishes it), so a count and a cancel alone do not prove a label stays in. The
-   * printer is paused first (`~PP`: it finishes the label under the head, then starts no other); the count
-   * is trusted once it has held still for `settleMs`, longer than any one label takes; a count that drops
-   * meanwhile was a label coming out (perhaps the one in doubt: null). Then `~JA`, and a last `~HS` must show the buffer empty. The printer is
-   * resumed after, unless it was paused before.
+   * printer is paused first (`~PP`: it finishes the label under the head, then starts no other); a label
+   * coming out meanwhile lowers the count and the watch starts again; the count is trusted once it has held
+   * still for `settleMs`, longer than any one label takes. Then `~JA`, and a last `~HS` must show the buffer
+   * empty: the answer is how many formats were held and never started (the newest ones sent: the printer
+   * prints in order), 0 when none were. The printer is resumed after, unless it was paused before.
    */
   async cancelUnstarted(settleMs: number, signal?: AbortSignal): Promise<number | null> {
     const before = await this.status();
@@ -266,8 +277,9 @@ export class ZplPrinter implements PrinterDriver {
       while (Date.now() - stillSince < settleMs) {
         await sleep(Math.min(this.options.pollMs ?? 100, settleMs), signal);
         const now = (await this.status()).formatsInBuffer;
-        if (now === null || now < count) return null; // a label came out meanwhile: perhaps the one in doubt
-        if (now > count) [count, stillSince] = [now, Date.now()];
+        if (now === null) return null;
+        if (now === 0) return 0; // everything it held was under the head: it came out
+        if (now !== count) [count, stillSince] = [now, Date.now()];
       }
       await this.cancelHeld();
       return (await this.status()).formatsInBuffer === 0 ? count : null;

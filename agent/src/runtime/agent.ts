@@ -128,16 +128,15 @@ export class Agent implements ConsoleBackend {
 
     const db = openAgentDatabase(path.join(config.dataDir, DATABASE_FILE));
     const journal = new JobJournal(db, now);
-    // Attempts left unfinished: the process stopped or died mid-job. The newest on each configured printer
-    // is resumed if the control plane still says it is ours (see PrinterWorker); the rest are abandoned to
+    // Attempts left unfinished: the process stopped or died mid-job. Those on a configured printer are
+    // resumed if the control plane still says they are ours (see PrinterWorker); the rest are abandoned to
     // their leases. Whatever their printers still hold is cleared first, so it never prints later.
     const configured = new Set(config.printers.map((p) => p.name));
-    const resumable = new Map<string, JournalEntry>();
+    const resumable = new Map<string, JournalEntry[]>();
     for (const left of journal.unfinished()) {
-      // Oldest first: a newer attempt on the same printer supersedes an earlier one.
-      const earlier = resumable.get(left.printer);
-      if (earlier) journal.step(earlier.attemptId, 'abandoned', true);
-      if (configured.has(left.printer)) resumable.set(left.printer, left);
+      // Oldest first; a printer works on several jobs at once (the pipeline), so each may have several.
+      if (configured.has(left.printer))
+        resumable.set(left.printer, [...(resumable.get(left.printer) ?? []), left]);
       else journal.step(left.attemptId, 'abandoned', true);
     }
     journal.prune(config.jobs.keepRecent);
@@ -219,7 +218,7 @@ export class Agent implements ConsoleBackend {
         return 0;
       });
       if (held > 0) log.warn({ printer: w.name, held }, 'cleared formats held from before a crash');
-      w.resume(left, held > 0);
+      w.resume(left, held);
     }
     outbox.start();
     mqtt?.start();
@@ -300,11 +299,11 @@ export class Agent implements ConsoleBackend {
   }
 
   currentAttempt(jobRef: string): string | null {
-    return this.parts.workers.map((w) => w.current).find((r) => r?.jobRef === jobRef)?.attemptId ?? null;
+    return this.parts.workers.flatMap((w) => w.active).find((r) => r.jobRef === jobRef)?.attemptId ?? null;
   }
 
   private running(jobRef: string) {
-    const run = this.parts.workers.map((w) => w.current).find((r) => r?.jobRef === jobRef);
+    const run = this.parts.workers.flatMap((w) => w.active).find((r) => r.jobRef === jobRef);
     if (!run)
       throw new AgentError('NOT_WAITING', `job ${jobRef} is not in progress on this device`, {
         details: { notFound: true },

@@ -68,21 +68,16 @@ export function agentStatus(agent: { startedAt: string }, p: Parts): AgentStatus
     },
     printers: p.workers.map((w) => w.view()),
     jobs: {
-      current: p.workers.flatMap((w) => {
-        const r = w.current;
-        return r
-          ? [
-              {
-                jobRef: r.jobRef,
-                attemptId: r.attemptId,
-                printer: w.name,
-                step: r.step,
-                waitingFor: p.humans.waitingFor(r.jobRef),
-                resumedAfterSend: r.resumedAfterSend,
-              },
-            ]
-          : [];
-      }),
+      current: p.workers.flatMap((w) =>
+        w.active.map((r) => ({
+          jobRef: r.jobRef,
+          attemptId: r.attemptId,
+          printer: w.name,
+          step: r.step,
+          waitingFor: p.humans.waitingFor(r.jobRef),
+          resumedAfterSend: r.resumedAfterSend,
+        })),
+      ),
       recent: p.journal.recent(50).map((e) => ({
         jobRef: e.jobRef,
         attemptId: e.attemptId,

@@ -11,6 +11,7 @@ import type { LabelRenderer } from '../render/zpl-renderer.js';
 import type { LabelStore } from '../render/label-store.js';
 import type { RfidEncoder, RfidField } from '../rfid/encoder.js';
 import type { Gen2Tag } from '../rfid/tag.js';
+import { encodeMs, printMs, type PrinterMechanics } from './mechanics.js';
 import { fieldText, splitQrData, type LabelFormat, type RfidSetup } from './format.js';
 import type { FormatJob } from './session.js';
 import type { PrintedLabel, PrinterEvents } from './types.js';
@@ -33,7 +34,11 @@ export interface EngineDeps {
   wrongContent: (payload: string) => string;
   /** The standing void-tag fault. */
   voidTagSet: () => boolean;
+  /** How long encoding and printing take (mechanics.ts); null: instantly, beyond the rendering's own time. */
+  mechanics: PrinterMechanics | null;
 }
+
+const wait = (ms: number) => (ms > 0 ? new Promise((r) => setTimeout(r, ms)) : Promise.resolve());
 
 export interface RunResult {
   /** A label was printed with every tag write successful. */
@@ -78,11 +83,16 @@ export class PrintEngine {
       );
       const tag = this.deps.rfid ? this.deps.encoder.nextTag() : undefined;
       const failWrites = job.faults.has('voidTag') || this.deps.voidTagSet();
+      const m = this.deps.mechanics;
+      // The inlay is over the antenna: write, then read back to verify, before the label is printed.
+      if (m && tag && rfidFields.length > 0) await wait(encodeMs(m));
       const encoded =
         tag && rfidFields.length > 0
           ? this.deps.encoder.encode(tag, rfidFields, failWrites)
           : { ok: true, reads: new Map() };
       for (const [n, v] of encoded.reads) fieldValues.set(n, v);
+      // The media moves the label under the head meanwhile; it is out when both are done.
+      const motion = m ? wait(printMs(m)) : Promise.resolve();
       const label = await this.produce(job, format, settings, {
         attempt,
         tag,
@@ -90,7 +100,8 @@ export class PrintEngine {
         isVoid: !encoded.ok,
         epcRequested: writes[0]?.data ?? null,
       });
-      this.deps.events.emit('labelPrinted', label);
+      await motion;
+      this.out(label);
       if (job.faults.has('dropAfterPrint')) {
         job.session.connection.drop(); // out of the printer, and nothing said about it
         return { printed: encoded.ok, fieldValues };
@@ -173,14 +184,20 @@ export class PrintEngine {
       faults: [...job.faults],
       printedAt: new Date(),
     };
+    return label;
+  }
+
+  /** The label left the printer: the scanner over the exit sees it from now on. */
+  private out(label: PrintedLabel): void {
+    label.printedAt = new Date();
     this.labels.push(label);
     this.deps.log.info('label printed', {
-      index,
-      formatIndex: job.formatIndex,
-      attempt: t.attempt,
-      void: t.isVoid,
+      index: label.index,
+      formatIndex: label.formatIndex,
+      attempt: label.attempt,
+      void: label.void,
       epc: label.epc,
     });
-    return label;
+    this.deps.events.emit('labelPrinted', label);
   }
 }

@@ -21,6 +21,7 @@ import type { RfidEncoder } from '../rfid/encoder.js';
 import type { Gen2Tag } from '../rfid/tag.js';
 import type { DeviceConnection } from '../transports/types.js';
 import { interpretFormat, type RfidSetup } from './format.js';
+import type { PrinterMechanics } from './mechanics.js';
 import { PrintEngine } from './print-engine.js';
 import { Session, type FormatJob } from './session.js';
 import { hostStatusOf, hqesOf, type PrinterState } from './status.js';
@@ -42,6 +43,8 @@ export interface PrinterConfig {
    * `~HS` still counts its format in the buffer and `~JA` cannot stop it, as on a real printer.
    */
   headMs: number;
+  /** How long encoding and printing take (mechanics.ts); null: as fast as the rendering goes. */
+  mechanics: PrinterMechanics | null;
   rfid: boolean;
   /** Until a format sends `^RS`: the printer's defaults (3 tries, error handling N). */
   rfidSetup: RfidSetup;
@@ -83,6 +86,7 @@ export class Printer {
       events: this.events,
       dpmm: config.dpmm,
       rfid: config.rfid,
+      mechanics: config.mechanics,
       wrongContent: config.wrongContent,
       voidTagSet: () => deps.faults.get('voidTag'),
     });

@@ -22,6 +22,7 @@ import { PacedConnection } from '../transports/paced-connection.js';
 import { PtyTransport } from '../transports/pty-transport.js';
 import { TcpTransport } from '../transports/tcp-transport.js';
 import type { DeviceTransport } from '../transports/types.js';
+import { checkMechanics, type PrinterMechanics } from './mechanics.js';
 import { Printer } from './printer.js';
 import type { PrintedLabel, PrinterEvents } from './types.js';
 
@@ -49,6 +50,13 @@ export interface StartPrinterOptions {
   hostStatusWhenFaulted?: 'answer' | 'silent';
   /** See {@link PrinterConfig.headMs}; default 0. */
   headMs?: number;
+  /**
+   * The mechanical model (mechanics.ts): print speed, label length, RFID encode and read-back time; each
+   * label takes that long to come out, one at a time. `RFID_PRINTER_MECHANICS` is a ZT411 RFID class
+   * printer at a production setting (the CLI's default). Omitted or null: labels come out as fast as they
+   * render, which keeps tests quick.
+   */
+  mechanics?: PrinterMechanics | null;
   /** The printer's RFID defaults before any `^RS`; default 3 tries, error handling N (Zebra's). */
   rfidDefaults?: { tries?: number; onError?: RfidErrorHandling };
   /** Whether an RFID encoder is fitted; default true. */
@@ -103,6 +111,7 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
       serial: serialFor(baud),
       hostStatusWhenFaulted: options.hostStatusWhenFaulted ?? 'answer',
       headMs: options.headMs ?? 0,
+      mechanics: mechanicsOf(options.mechanics),
       rfid: options.rfid ?? true,
       rfidSetup: {
         tagType: '8',
@@ -153,6 +162,15 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
       await store.close();
     },
   };
+}
+
+function mechanicsOf(m: PrinterMechanics | null | undefined): PrinterMechanics | null {
+  if (!m) return null;
+  try {
+    return checkMechanics({ ...m });
+  } catch (err) {
+    throw new SimError('INVALID_OPTION', (err as Error).message);
+  }
 }
 
 /** The `~HS` serial settings: the pacing baud rate, or 9600 8N1 (the Zebra default) when unpaced. */

@@ -116,6 +116,14 @@ export async function startFloor(
     poll: { intervalMs: 500, idleIntervalMs: 5000, notReadyRetryMs: 200, statusIntervalMs: 1000 },
     outbox: { maxBackoffMs: 1000, keepDelivered: 5000 },
     ...options.agent,
+    // A simulated printer without a mechanical model puts the next label out as soon as it is rendered,
+    // before a scanner over the exit can read the one before: no real printer does, and the pipeline (one
+    // label scanned while the next prints) needs the time a real one takes. Such floors run one job at a
+    // time, as before the pipeline; pipeline.e2e.test.ts runs it on printers with mechanics.
+    jobs: {
+      ...(options.printers.some((p) => !p.sim?.mechanics) ? { pipelineDepth: 1 } : {}),
+      ...options.agent?.jobs,
+    },
     printers: [...printerConfigs, ...(options.otherPrinters ?? [])] as AgentConfigInput['printers'],
   };
   const config = parseAgentConfig(input);

@@ -1,0 +1,295 @@
+/**
+ * The formats one printer holds, in the order they were sent: what lets a printer print label N+1 the
+ * moment label N is out, without ever printing a label twice or a label whose attempt went stale.
+ *
+ * - **At most one format queued ahead.** A run may send while the format before it is still printing
+ *   (`queueAhead`: a ZPL printer whose completion evidence is per label, the `^HV` read-back), never while
+ *   two are; without per-label evidence it sends only once the one before is settled. A format queued ahead
+ *   prints within one label of being sent, so it is sent only with `minLeaseForSendMs` plus the longest
+ *   label of lease left (print-step.ts).
+ * - **Completions in order.** The printer prints and answers in order, so a run waits for its evidence only
+ *   after every format ahead of it is settled: each `^HV` answer goes to the label it belongs to.
+ * - **A cancel says what it did to the others.** `~JA` drops every format not yet started, not just one
+ *   attempt's. So when a run cancels (its own label failed, or its attempt went stale), every other format
+ *   in flight learns its fate: `unstarted` when the printer was stopped at the cancel (a stopped printer
+ *   starts nothing, so a format still counted then never came out and may be sent again), `unknown`
+ *   otherwise (it may be printing: only its own read-back, or a supervisor, can say).
+ */
+import type { PrinterStatus } from '@dpp/shared';
+import { AgentError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PrinterDriver } from '../printers/index.js';
+import { abortReason } from '../util/time.js';
+
+/** What a cancel by another run did to a format: dropped before it started, or perhaps not. */
+export type CancelFate = 'unstarted' | 'unknown';
+
+export interface LaneTicket {
+  readonly attemptId: string;
+  /** Order of sending on this printer (1, 2, ...). */
+  readonly seq: number;
+  /** The printer gives evidence of this very label (the `^HV` read-back), not just an empty buffer. */
+  readonly perLabel: boolean;
+  /** Set when another run's `~JA` hit this format; see {@link CancelFate}. */
+  cancelled: CancelFate | null;
+}
+
+interface Ticket extends LaneTicket {
+  onCancel: Set<(fate: CancelFate) => void>;
+}
+
+export class PrintLane {
+  private readonly tickets: Ticket[] = [];
+  private readonly waiters = new Set<() => void>();
+  /** A send is between its turn and its last byte. */
+  private busy = false;
+  private arrivals = 0;
+  private readonly senders: Array<{ attemptId: string; rank: number }> = [];
+  private lastSeq = 0;
+  /** Attempts whose label was sent and is not scanned yet (in the printer, or out under the scanner). */
+  private readonly unscanned = new Set<string>();
+  /** The links of the last formats sent, newest last: what a scanner may see instead of an older label. */
+  private readonly sentLinks: Array<{ seq: number; link: string; epc?: string | undefined }> = [];
+
+  constructor(
+    private readonly printer: PrinterDriver,
+    /** Whether a format may be queued behind one still printing (see the module comment). */
+    readonly queueAhead: boolean,
+    private readonly log: Logger,
+  ) {}
+
+  /** Formats in the printer that are not settled yet. */
+  get inFlight(): number {
+    return this.tickets.length;
+  }
+
+  private changed(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  private until(ok: () => boolean, signal: AbortSignal): Promise<void> {
+    if (ok()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const check = () => {
+        if (!ok()) return;
+        done();
+        resolve();
+      };
+      const onAbort = () => {
+        done();
+        reject(abortReason(signal));
+      };
+      const done = () => {
+        this.waiters.delete(check);
+        signal.removeEventListener('abort', onAbort);
+      };
+      if (signal.aborted) return onAbort();
+      this.waiters.add(check);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Sends one format when its turn comes: one send at a time; and only while at most one format is ahead of
+   * it (none without `queueAhead`). `gate` runs once the turn is there, right before the bytes (the ready
+   * check and the lease confirmation); `ahead` tells it whether a format is still in the printer before it.
+   * The ticket is made before the first byte, so a cancel by another run knows about this format.
+   */
+  async send<T>(
+    attemptId: string,
+    link: string,
+    epc: string | undefined,
+    perLabel: boolean,
+    signal: AbortSignal,
+    gate: (ahead: number) => Promise<void>,
+    write: (ticket: LaneTicket) => Promise<T>,
+  ): Promise<{ ticket: LaneTicket; result: T }> {
+    // One sender at a time; among those waiting, a label sent before (sent again after a cancel or a
+    // restart) goes first, then the others in the order they came.
+    const resent = this.sentLinks.some((x) => x.link === link);
+    const me = { attemptId, rank: resent ? -1 : ++this.arrivals };
+    this.senders.push(me);
+    try {
+      await this.until(() => {
+        if (this.busy || !this.mayQueue(attemptId, perLabel)) return false;
+        const first = this.senders.reduce((a, b) => (b.rank < a.rank ? b : a));
+        return first === me;
+      }, signal);
+      this.busy = true;
+    } finally {
+      this.senders.splice(this.senders.indexOf(me), 1);
+      this.changed();
+    }
+    try {
+      await gate(this.tickets.length);
+      const ticket: Ticket = {
+        attemptId,
+        seq: ++this.lastSeq,
+        perLabel,
+        cancelled: null,
+        onCancel: new Set(),
+      };
+      this.tickets.push(ticket);
+      this.unscanned.add(attemptId);
+      this.sentLinks.push({ seq: ticket.seq, link, epc: epc?.toUpperCase() });
+      if (this.sentLinks.length > 16) this.sentLinks.shift();
+      try {
+        return { ticket, result: await write(ticket) };
+      } catch (err) {
+        // The caller decides (it may be out); the ticket stays until it settles it.
+        (err as { laneTicket?: LaneTicket }).laneTicket = ticket;
+        throw err;
+      }
+    } finally {
+      this.busy = false;
+      this.changed();
+    }
+  }
+
+  /**
+   * No label out and still waiting for its scan (the scanner over the exit reads the last label out: the next
+   * one must not cover it); and nothing in the printer, or one format printing, both with per-label evidence,
+   * on a printer that may queue.
+   */
+  private mayQueue(attemptId: string, perLabel: boolean): boolean {
+    const inPrinter = new Set(this.tickets.map((t) => t.attemptId));
+    for (const a of this.unscanned) if (a !== attemptId && !inPrinter.has(a)) return false;
+    if (this.tickets.length === 0) return true;
+    return this.queueAhead && perLabel && this.tickets.length === 1 && this.tickets[0]!.perLabel;
+  }
+
+  /**
+   * Waits until every format sent before this one is settled (the printer answers in order), then runs
+   * `fn`; rejects with FORMAT_CANCELLED as soon as another run's cancel dropped this format before it
+   * started.
+   */
+  async inTurn<T>(
+    ticket: LaneTicket,
+    signal: AbortSignal,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    const t = ticket as Ticket;
+    await this.until(() => this.tickets[0] === t || !this.tickets.includes(t), signal);
+    if (t.cancelled === 'unstarted') throw cancelledError(t);
+    const stop = new AbortController();
+    const onAbort = () => stop.abort(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    let cancelled: Promise<never> | null = null;
+    const listener = (fate: CancelFate) => {
+      if (fate === 'unstarted') stop.abort(cancelledError(t));
+    };
+    t.onCancel.add(listener);
+    try {
+      cancelled = new Promise<never>((_, reject) =>
+        stop.signal.addEventListener('abort', () => reject(abortReason(stop.signal)), { once: true }),
+      );
+      cancelled.catch(() => undefined);
+      return await Promise.race([fn(stop.signal), cancelled]);
+    } finally {
+      t.onCancel.delete(listener);
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /**
+   * How many formats were sent to the printer after `ticket`. The printer prints in order, so when it says
+   * it held `n` formats, they were the newest `n`: `ticket`'s own format was among them only if `n` is
+   * greater than this.
+   */
+  sentAfter(ticket: LaneTicket | null): number {
+    return ticket ? this.lastSeq - ticket.seq : 0;
+  }
+
+  /**
+   * A label that may be out and is not scanned yet (a run resumed after a restart): nothing new is sent
+   * until it is, so it stays the last label out.
+   */
+  hold(attemptId: string): void {
+    this.unscanned.add(attemptId);
+  }
+
+  /**
+   * A label sent before a restart (resume): its place in the order the printer got labels, so a scan that
+   * sees a label sent after it is known for what it is. It is not in the printer as far as the lane knows.
+   */
+  sentBefore(attemptId: string, link: string, epc: string): LaneTicket {
+    const ticket: LaneTicket = { attemptId, seq: ++this.lastSeq, perLabel: true, cancelled: null };
+    this.sentLinks.push({ seq: ticket.seq, link, epc: epc.toUpperCase() });
+    if (this.sentLinks.length > 16) this.sentLinks.shift();
+    return ticket;
+  }
+
+  /** The label was scanned (or its run ended): the printer may put out the next. */
+  scanned(attemptId: string): void {
+    if (this.unscanned.delete(attemptId)) this.changed();
+  }
+
+  /** `epc` is the tag of a format sent after `ticket`'s. */
+  epcSentLaterThan(ticket: LaneTicket | null, epc: string): boolean {
+    return ticket !== null && this.sentLinks.some((s) => s.seq > ticket.seq && s.epc === epc.toUpperCase());
+  }
+
+  /** `link` is the label of a format sent after `ticket`'s: the printer has moved on past this label. */
+  sentLaterThan(ticket: LaneTicket | null, link: string): boolean {
+    return ticket !== null && this.sentLinks.some((s) => s.seq > ticket.seq && s.link === link);
+  }
+
+  /** The format is out, failed or given up: the next one's turn. */
+  settle(ticket: LaneTicket | null | undefined): void {
+    if (!ticket) return;
+    const i = this.tickets.indexOf(ticket as Ticket);
+    if (i < 0) return;
+    this.tickets.splice(i, 1);
+    this.changed();
+  }
+
+  /**
+   * Cancels whatever the printer holds (`~JA`) on behalf of `by` (its own format must never print), and
+   * tells every other format in flight what that did to it. Without other formats in flight it is the
+   * plain cancel it always was.
+   */
+  async cancelHeld(by: LaneTicket | null): Promise<void> {
+    const others = this.tickets.filter((t) => t !== by);
+    if (others.length === 0) return this.printer.cancelHeld();
+    let before: PrinterStatus | null = null;
+    try {
+      before = await this.printer.status();
+    } catch {
+      before = null;
+    }
+    await this.printer.cancelHeld();
+    this.cancelledBy(by, before);
+  }
+
+  /**
+   * Tells the formats in flight besides `by` that the printer's buffer was cancelled, or that the line
+   * dropped; `before` is the status seen right before the cancel (null when unknown, which makes every fate
+   * `unknown`: each of them is given one label's time to show it came out, then asks the printer itself).
+   */
+  cancelledBy(by: LaneTicket | null, before: PrinterStatus | null): void {
+    const others = this.tickets.filter((t) => t !== by);
+    // Stopped (paused, media out, an RFID error) at the cancel: it started nothing after the answer, so
+    // every format it still counted was dropped unprinted.
+    const stopped = before !== null && !before.ready && (before.formatsInBuffer ?? 0) >= this.tickets.length;
+    const fate: CancelFate = stopped ? 'unstarted' : 'unknown';
+    for (const t of others) {
+      if (t.cancelled === 'unstarted') continue;
+      t.cancelled = fate;
+      this.log.info(
+        { attemptId: t.attemptId, fate, by: by?.attemptId },
+        'a format in the printer was cancelled',
+      );
+      for (const l of [...t.onCancel]) l(fate);
+    }
+    this.changed();
+  }
+}
+
+function cancelledError(t: LaneTicket): AgentError {
+  return new AgentError(
+    'FORMAT_CANCELLED',
+    'the printer dropped this format before it started (another attempt cancelled what it held)',
+    { details: { attemptId: t.attemptId } },
+  );
+}

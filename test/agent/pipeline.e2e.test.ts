@@ -1,0 +1,220 @@
+/**
+ * The pipeline on one printer (docs/print-floor.md, "The pipeline"), on a real control plane with the agent
+ * and a simulated RFID printer that takes real time per label (firmware-sim's mechanical model): the next
+ * format is queued while the label before it prints, labels come out in order and none twice; a failed
+ * label fails alone, and the one queued behind it, dropped by the cancel, is sent again; an attempt that
+ * went stale while it waited for its turn never reaches the printer.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
+import type { PrinterMechanics } from '@dpp/firmware-sim';
+import { startFloor, type Floor } from './support/floor.js';
+import { printableProduct, queueJobs, type PrintableProduct } from './support/journey.js';
+import { checkOutcomes, failureReasons, waitFinished } from './support/outcomes.js';
+import { startProxy } from './support/proxy.js';
+import { agentProcess, kill } from './support/agent-process.js';
+import type { Agent } from '@dpp/agent';
+
+/** Slow enough that the agent always has the next format ready before a label is out. */
+const SLOW: PrinterMechanics = { printSpeedIps: 2, labelLengthIn: 2, rfidEncodeMs: 100, rfidReadBackMs: 40 };
+
+describe('the pipeline on one printer', () => {
+  let t: TestControlPlane;
+  let key: string;
+  let floor: Floor | null = null;
+  let n = 0;
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({
+      mqtt: true,
+      env: { PORT: String(await freePort()), AIDC_LEASE_SECONDS: '6', AIDC_REAPER_INTERVAL_MS: '250' },
+    });
+    key = t.tenants.a.admin;
+  });
+  afterEach(async () => {
+    await floor?.close();
+    floor = null;
+  });
+  afterAll(() => t?.close());
+
+  async function setUp(
+    count: number,
+    agent: Parameters<typeof startFloor>[2]['agent'] = {},
+    start = true,
+    mechanics = SLOW,
+  ) {
+    const name = `zebra-p${++n}`;
+    const product = await printableProduct(t, key, count);
+    floor = await startFloor(t, key, {
+      printers: [{ name, rfid: true, sim: { mechanics }, config: { longestLabelMs: 2500 } }],
+      agent: { jobs: { minLeaseForSendMs: 1000 }, ...agent },
+      start,
+    });
+    const sim = floor.printers[name]!;
+    // What the printer holds: formats complete in its buffer and not yet out or dropped.
+    const events: string[] = [];
+    let held = 0;
+    let mostHeld = 0;
+    sim.events.on('formatReceived', ({ formatIndex }) => {
+      events.push(`in ${formatIndex}`);
+      mostHeld = Math.max(mostHeld, ++held);
+    });
+    sim.events.on('formatDropped', ({ formatIndex }) => {
+      events.push(`dropped ${formatIndex}`);
+      held--;
+    });
+    sim.events.on('labelPrinted', (l) => {
+      events.push(`out ${l.formatIndex}${l.void ? ' void' : ''}`);
+      if (!l.void) held--;
+    });
+    return { product, name, sim, events, mostHeld: () => mostHeld };
+  }
+
+  const queue = (product: PrintableProduct, name: string) => queueJobs(t, key, product, { printer: name });
+
+  it('queues the next format while a label prints: in order, at most one ahead, none twice, all sealed', async () => {
+    const { product, name, sim, events, mostHeld } = await setUp(6);
+    await queue(product, name);
+    await waitFinished(t, key, product, 90_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(6);
+    expect([...o.goodLabels.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    // Out in the order sent, and in the order queued (the serials' order).
+    expect(sim.labels.map((l) => l.formatIndex)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(sim.labels.map((l) => l.content!.split('/21/')[1])).toEqual(product.serials);
+    // The printer had the next format before the label ahead was out, never two ahead of the one printing.
+    expect(events.indexOf('in 3')).toBeLessThan(events.indexOf('out 2'));
+    expect(mostHeld()).toBe(2);
+  });
+
+  it('a label that fails fails alone: the one queued behind it, dropped by the cancel, is sent again', async () => {
+    const { product, name, sim, events } = await setUp(4);
+    sim.faults.scriptLabel(2, 'voidTag');
+    sim.events.on('formatDropped', () => setTimeout(() => sim.resume(), 300)); // the operator clears the error
+    const refs = await queue(product, name);
+    await waitFinished(t, key, product, 90_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(4);
+    expect(await failureReasons(t, key, o)).toEqual(['rfid_void']);
+    expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(2);
+    for (const i of [0, 2, 3]) expect(o.jobs.get(product.serials[i]!)!.attemptCount).toBe(1);
+    expect([...o.goodLabels.values()].every((c) => c === 1)).toBe(true);
+    expect(sim.labels.filter((l) => l.void)).toHaveLength(3);
+    // The 3rd format was queued behind the failing 2nd, dropped unprinted with it, and sent again.
+    expect(events.indexOf('in 3')).toBeLessThan(events.indexOf('dropped 3'));
+    expect(events).not.toContain('out 3');
+    const third = floor!.agent!.journal.attempts(refs[2]!)[0]!;
+    expect(third.evidence.resent_after_cancel).toBe(true);
+  });
+
+  it('an attempt that went stale while waiting for its turn never reaches the printer', async () => {
+    const proxy = await startProxy(Number(new URL(t.url).port));
+    try {
+      const { product, name, sim } = await setUp(3, { controlPlaneUrl: proxy.url });
+      const agent = floor!.agent!;
+      // The 3rd job is claimed and rendered while the 1st prints and the 2nd waits behind it; then the
+      // device is cut off past the lease: the 3rd attempt, not yet sent, is reaped and goes stale.
+      let cutFor: string | null = null;
+      agent.events.on('job', (e) => {
+        if (e.step !== 'rendered' || cutFor !== null) return;
+        if (agent.status().jobs.current.length < 3) return;
+        cutFor = e.attemptId;
+        proxy.cut();
+        setTimeout(() => proxy.restore(), 9000);
+      });
+      await queue(product, name);
+      await waitFinished(t, key, product, 120_000);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(3);
+      expect([...o.goodLabels.values()]).toEqual([1, 1, 1]);
+      expect(sim.labels).toHaveLength(3);
+      expect(cutFor).not.toBeNull();
+      const stale = product.serials
+        .flatMap((s) => agent.journal.attempts(o.jobs.get(s)!.jobRef))
+        .find((a) => a.attemptId === cutFor)!;
+      expect(stale.evidence.sending).toBeUndefined();
+      expect(o.jobs.get(stale.serial)!.attemptCount).toBe(2);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it(
+    'the line drops right after a label with another queued behind it: both go to a supervisor, none printed twice',
+    { timeout: 120_000 },
+    async () => {
+      const { product, name, sim } = await setUp(4);
+      sim.faults.scriptLabel(2, 'dropAfterPrint');
+      const agent = floor!.agent!;
+      const answered = new Set<string>();
+      const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
+      try {
+        await queue(product, name);
+        await waitFinished(t, key, product, 90_000);
+      } finally {
+        clearInterval(supervisor);
+      }
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(4);
+      expect([...o.goodLabels.entries()].filter(([, c]) => c !== 1)).toEqual([]);
+      expect(o.jobs.get(product.serials[1]!)!.attemptCount).toBe(1);
+      expect(answered.size).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it(
+    'agent killed mid-run with labels in the printer: every attempt resumed, each serial out once, sealed once',
+    { timeout: 180_000 },
+    async () => {
+      const { product, name, sim } = await setUp(8, {}, false);
+      const child = agentProcess(floor!.configFile);
+      try {
+        await queue(product, name);
+        await sim.waitForLabels(3, 60_000);
+      } finally {
+        await kill(child);
+      }
+      const agent = await floor!.startAgent();
+      const answered = new Set<string>();
+      const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
+      try {
+        await waitFinished(t, key, product, 120_000);
+      } finally {
+        clearInterval(supervisor);
+      }
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(await failureReasons(t, key, o)).toEqual([]);
+      expect(o.sealed).toHaveLength(8);
+      expect([...o.goodLabels.entries()].filter(([, c]) => c !== 1)).toEqual([]);
+      expect(sim.labels.filter((l) => l.void)).toHaveLength(0);
+    },
+  );
+});
+
+/**
+ * A person at the printer: attests a job waiting for them when its label is in the tray, else re-prints;
+ * scans at the console a label the scanner over the exit can no longer see (another came out over it).
+ */
+function supervise(
+  agent: Agent,
+  labels: readonly { void: boolean; content: string | null; epc: string | null }[],
+  answered: Set<string>,
+): void {
+  const status = agent.status();
+  for (const job of status.jobs.current) {
+    if (!job.waitingFor || answered.has(`${job.attemptId}:${job.waitingFor}`)) continue;
+    const serial = status.jobs.recent.find((r) => r.jobRef === job.jobRef)?.serial;
+    if (!serial) continue;
+    const inTray = labels.find((l) => !l.void && l.content?.endsWith(`/21/${serial}`));
+    try {
+      if (job.waitingFor === 'scan') {
+        if (!inTray) continue;
+        agent.scan(job.jobRef, { data: inTray.content!, epc: inTray.epc ?? undefined });
+      } else if (inTray) agent.attest(job.jobRef, { id: 'sup-1', name: 'Ana' }, 'label found in the tray');
+      else agent.reprint(job.jobRef);
+      answered.add(`${job.attemptId}:${job.waitingFor}`);
+    } catch {
+      // It stopped waiting meanwhile.
+    }
+  }
+}
