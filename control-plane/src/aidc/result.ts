@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type JWK, compactVerify, importJWK } from 'jose';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   type Attestation,
@@ -441,25 +442,20 @@ export interface ResultOutcome {
 }
 
 /**
- * Moves a job by one result, as the spec's table says: one guarded UPDATE (tenant, job, current attempt,
- * allowed source state, live lease), the evidence, the attempt, SEALED's side effects and the
- * Idempotency-Key, all in one transaction. A refusal is thrown as {@link PrintJobRefused}, evidence of
- * the wrong shape as {@link EvidenceInvalid}.
+ * Reads the job and checks everything a result needs before it may move it: the attempt is current and
+ * live, the reporter holds it, the job is in a source state, the evidence has its status's shape and
+ * proves what it claims. Throws {@link PrintJobRefused} or {@link EvidenceInvalid}; `db` is the root
+ * handle for a single result, the batch's transaction for a batch (a batch's earlier items are visible).
  */
-export async function reportResult(
-  deps: ResultDeps,
+async function checkResult(
+  db: Db,
   principal: Reporter,
   jobRef: string,
   input: ResultInput,
-  idempotency: OperationKey<JobView> | null,
-  correlationId: string,
-): Promise<ResultOutcome> {
+  iso: string,
+): Promise<PrintJobTable> {
   const tenantId = principal.tenantId;
-  const earlier = await idempotency?.earlier(deps.db);
-  if (earlier) return { job: earlier, replayed: true };
-  const t = deps.now();
-  const iso = new Date(t).toISOString();
-  const job = await deps.db
+  const job = await db
     .selectFrom('print_jobs')
     .selectAll()
     .where('tenant_id', '=', tenantId)
@@ -475,105 +471,132 @@ export async function reportResult(
   // A device that does not hold the attempt is told no more than its own part (see explainRefusal).
   const notHolder = principal.type === 'device' && job.device_id !== principal.id;
   if (!live || notHolder || !sources.includes(job.state as never)) {
-    throw await explainRefusal(
-      deps.db,
-      tenantId,
-      jobRef,
-      input.attempt_id,
-      iso,
-      refusalFor(principal, input),
-    );
+    throw await explainRefusal(db, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
   }
   const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
   const parsed = schema.safeParse({ evidence: input.evidence });
   if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
   input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
-  await checkEvidence(deps.db, job, input);
+  await checkEvidence(db, job, input);
+  return job;
+}
 
+/**
+ * The transition itself, inside the caller's transaction: one guarded UPDATE (tenant, job, current
+ * attempt, allowed source state, live lease), the evidence, the attempt, SEALED's side effects, the audit
+ * entry and the Idempotency-Key.
+ */
+async function moveJob(
+  trx: Db,
+  deps: ResultDeps,
+  principal: Reporter,
+  job: PrintJobTable,
+  input: ResultInput,
+  idempotency: OperationKey<JobView> | null,
+  correlationId: string,
+  iso: string,
+): Promise<JobView> {
+  const tenantId = principal.tenantId;
+  const jobRef = job.job_ref;
+  const sources = resultSources(input.status);
   const terminal = input.status === 'SEALED';
   const failed = input.status === 'FAILED';
   const failure = failed ? (input.evidence.failure as { reason: string; detail?: string }) : null;
-  try {
-    const outcome = await deps.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('print_jobs')
-        .set({
-          state: input.status,
-          updated_at: iso,
-          ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
-          ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
-        })
-        .where('tenant_id', '=', tenantId)
-        .where('job_ref', '=', jobRef)
-        .where('attempt_id', '=', input.attempt_id)
-        .where('state', 'in', sources)
-        .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
-        .returningAll()
-        .executeTakeFirst();
-      if (!updated)
-        throw await explainRefusal(
-          trx,
-          tenantId,
-          jobRef,
-          input.attempt_id,
-          iso,
-          refusalFor(principal, input),
-        );
-      await trx
-        .insertInto('print_evidence')
-        .values({
-          id: uuidv7(),
-          job_ref: jobRef,
-          attempt_id: input.attempt_id,
-          tenant_id: tenantId,
-          state: input.status,
-          kind: EVIDENCE_KIND[input.status],
-          payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
-          actor_type: principal.type,
-          actor_id: principal.id,
-          recorded_at: iso,
-        })
-        .execute();
-      await trx
-        .updateTable('print_attempts')
-        .set({
-          state: input.status,
-          ...(terminal || failed ? { ended_at: iso } : {}),
-          ...(failed ? { failure_reason: failure!.reason } : {}),
-        })
-        .where('attempt_id', '=', input.attempt_id)
-        .execute();
-      if (terminal) {
-        const event = await deps.port.confirmPrinted(trx, {
-          tenantId,
-          gtin: job.gtin,
-          serial: job.serial,
-          jobRef,
-          deviceId: job.device_id,
-          at: iso,
-          correlationId,
-        });
-        await countersign(trx, deps, job, input, event, iso);
-      }
-      await recordAudit(trx, {
-        tenantId,
-        actor: { type: principal.type, id: principal.id },
-        action: `print_job.${input.status.toLowerCase()}`,
-        resource: { type: 'print_job', id: jobRef },
-        correlationId,
-        details: {
-          attemptId: input.attempt_id,
-          from: job.state,
-          ...(failure ? { reason: failure.reason } : {}),
-        },
-      });
-      const view = jobView(updated);
-      await idempotency?.keep(trx, view);
-      return { job: view, replayed: false };
+  const updated = await trx
+    .updateTable('print_jobs')
+    .set({
+      state: input.status,
+      updated_at: iso,
+      ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
+      ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('job_ref', '=', jobRef)
+    .where('attempt_id', '=', input.attempt_id)
+    .where('state', 'in', sources)
+    .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated)
+    throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
+  await trx
+    .insertInto('print_evidence')
+    .values({
+      id: uuidv7(),
+      job_ref: jobRef,
+      attempt_id: input.attempt_id,
+      tenant_id: tenantId,
+      state: input.status,
+      kind: EVIDENCE_KIND[input.status],
+      payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
+      actor_type: principal.type,
+      actor_id: principal.id,
+      recorded_at: iso,
+    })
+    .execute();
+  await trx
+    .updateTable('print_attempts')
+    .set({
+      state: input.status,
+      ...(terminal || failed ? { ended_at: iso } : {}),
+      ...(failed ? { failure_reason: failure!.reason } : {}),
+    })
+    .where('attempt_id', '=', input.attempt_id)
+    .execute();
+  if (terminal) {
+    const event = await deps.port.confirmPrinted(trx, {
+      tenantId,
+      gtin: job.gtin,
+      serial: job.serial,
+      jobRef,
+      deviceId: job.device_id,
+      at: iso,
+      correlationId,
     });
-    if (terminal) deps.onSealed?.();
-    return outcome;
+    await countersign(trx, deps, job, input, event, iso);
+  }
+  await recordAudit(trx, {
+    tenantId,
+    actor: { type: principal.type, id: principal.id },
+    action: `print_job.${input.status.toLowerCase()}`,
+    resource: { type: 'print_job', id: jobRef },
+    correlationId,
+    details: {
+      attemptId: input.attempt_id,
+      from: job.state,
+      ...(failure ? { reason: failure.reason } : {}),
+    },
+  });
+  const view = jobView(updated);
+  await idempotency?.keep(trx, view);
+  return view;
+}
+
+/**
+ * Moves a job by one result, as the spec's table says: the checks ({@link checkResult}) outside the
+ * transaction, so a refusal never holds the writer, then the transition ({@link moveJob}) in one
+ * transaction with SEALED's side effects and the Idempotency-Key. A refusal is thrown as
+ * {@link PrintJobRefused}, evidence of the wrong shape as {@link EvidenceInvalid}.
+ */
+export async function reportResult(
+  deps: ResultDeps,
+  principal: Reporter,
+  jobRef: string,
+  input: ResultInput,
+  idempotency: OperationKey<JobView> | null,
+  correlationId: string,
+): Promise<ResultOutcome> {
+  const earlier = await idempotency?.earlier(deps.db);
+  if (earlier) return { job: earlier, replayed: true };
+  const iso = new Date(deps.now()).toISOString();
+  const job = await checkResult(deps.db, principal, jobRef, input, iso);
+  try {
+    const view = await deps.db
+      .transaction()
+      .execute((trx) => moveJob(trx, deps, principal, job, input, idempotency, correlationId, iso));
+    if (input.status === 'SEALED') deps.onSealed?.();
+    return { job: view, replayed: false };
   } catch (err) {
     // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
     // update found the state already moved): its answer is ours.
@@ -581,4 +604,65 @@ export async function reportResult(
     if (twin) return { job: twin, replayed: true };
     throw err;
   }
+}
+
+/** One result of a batch: the job, the result and its own Idempotency-Key. */
+export interface BatchedResult {
+  jobRef: string;
+  input: ResultInput;
+  idempotency: OperationKey<JobView>;
+}
+
+/** A batched result's outcome: the job after it, or why it was refused (the error the single route throws). */
+export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error: unknown };
+
+/**
+ * Applies results that happen together in order, in one transaction: each one exactly as
+ * {@link reportResult} would (its own checks, guarded transition, evidence, audit entry and Idempotency-Key),
+ * inside a savepoint, so a refused result writes nothing and the others still apply; a later result of
+ * the same job sees the earlier ones. What commits is what each answer says. A database failure of the
+ * whole (not of one result) fails the batch: nothing of it committed, so all of it may be sent again.
+ */
+export async function reportResults(
+  deps: ResultDeps,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+  correlationId: string,
+): Promise<BatchedOutcome[]> {
+  const iso = new Date(deps.now()).toISOString();
+  const outcomes = await deps.db.transaction().execute(async (trx) => {
+    const out: BatchedOutcome[] = [];
+    for (const item of batch) {
+      await sql`savepoint result_item`.execute(trx);
+      try {
+        const earlier = await item.idempotency.earlier(trx);
+        if (earlier) {
+          out.push({ ok: true, job: earlier, replayed: true });
+        } else {
+          const job = await checkResult(trx, principal, item.jobRef, item.input, iso);
+          const view = await moveJob(
+            trx,
+            deps,
+            principal,
+            job,
+            item.input,
+            item.idempotency,
+            correlationId,
+            iso,
+          );
+          out.push({ ok: true, job: view, replayed: false });
+        }
+        await sql`release savepoint result_item`.execute(trx);
+      } catch (err) {
+        await sql`rollback to savepoint result_item`.execute(trx);
+        await sql`release savepoint result_item`.execute(trx);
+        // A twin under the same key committed meanwhile (another replica): its answer is this one's.
+        const twin = await item.idempotency.earlier(trx).catch(() => null);
+        out.push(twin ? { ok: true, job: twin, replayed: true } : { ok: false, error: err });
+      }
+    }
+    return out;
+  });
+  if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
+  return outcomes;
 }

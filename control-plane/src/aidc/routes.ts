@@ -24,6 +24,7 @@ import {
   dataEnvelope,
   queryInt,
 } from '../http/index.js';
+import { aidcBatchRoutes } from './batch-routes.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
 import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
@@ -256,5 +257,6 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         return replayed ? { ...reply, headers: { 'Idempotent-Replayed': 'true' } } : reply;
       },
     }),
+    ...aidcBatchRoutes(deps),
   ];
 }
