@@ -63,6 +63,7 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/claims',
       operationId: 'claimPrintJobs',
+      firstInLine: true,
       summary: 'A device claims for several printers at once, and may take the next jobs ahead (prefetch)',
       description:
         'Each printer takes up to `count` jobs (default 1), oldest first, as `POST /aidc/jobs/claim` would one ' +

@@ -122,6 +122,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/claim',
       operationId: 'claimPrintJob',
+      firstInLine: true,
       summary:
         'A device claims the oldest job its printer can print: a signed envelope, attempt_id and lease',
       description:
