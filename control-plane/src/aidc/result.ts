@@ -114,7 +114,12 @@ function checkActor(principal: Reporter, job: PrintJobTable, input: ResultInput)
   }
 }
 
-async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+async function checkEvidence(
+  db: Db,
+  job: PrintJobTable,
+  input: ResultInput,
+  checked?: BundleSignature,
+): Promise<void> {
   const e = input.evidence;
   if (input.status === 'RENDERED') {
     const m = e.render_manifest as RenderManifest;
@@ -221,7 +226,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
       }
     }
   }
-  if (input.status === 'SEALED') await checkBundle(db, job, input);
+  if (input.status === 'SEALED') await checkBundle(db, job, input, checked);
 }
 
 /** The artifact of `kind` this attempt reported earlier, as recorded; undefined when there is none. */
@@ -235,11 +240,42 @@ async function recordedEvidence<T>(db: Db, attemptId: string, kind: string): Pro
   return row ? (JSON.parse(row.payload) as T) : undefined;
 }
 
+/** A bundle's signature checked with one device key: what it signed, or why it does not verify. */
+interface BundleSignature {
+  /** The device key (its JWK as stored) the signature was checked with. */
+  publicJwk: string;
+  jws: string;
+  outcome: { signedText: string; kid: string | undefined } | { error: Error };
+}
+
+/**
+ * Checks a bundle's signature with a device key: pure cryptography, no database, so a batch does it
+ * before its transaction opens instead of holding the one connection while it waits for it.
+ */
+async function verifyBundleSignature(publicJwk: string, jws: string): Promise<BundleSignature> {
+  try {
+    const key = await importJWK(JSON.parse(publicJwk) as JWK, 'EdDSA');
+    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
+    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
+      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
+    const signedText = new TextDecoder().decode(verified.payload);
+    return { publicJwk, jws, outcome: { signedText, kid: verified.protectedHeader.kid } };
+  } catch (err) {
+    return { publicJwk, jws, outcome: { error: err as Error } };
+  }
+}
+
 /**
  * The evidence bundle is a JWS signed by the device key over everything the attempt reported; it must
- * verify, name this job, attempt and envelope, and match the evidence already recorded.
+ * verify, name this job, attempt and envelope, and match the evidence already recorded. `checked` is its
+ * signature checked earlier; it counts only if it was checked with the key the device has now.
  */
-async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+async function checkBundle(
+  db: Db,
+  job: PrintJobTable,
+  input: ResultInput,
+  checked?: BundleSignature,
+): Promise<void> {
   const device = await db
     .selectFrom('devices')
     .select(['public_jwk', 'key_thumbprint'])
@@ -251,17 +287,17 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .where('attempt_id', '=', input.attempt_id)
     .executeTakeFirstOrThrow();
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
+  const signature =
+    checked && checked.publicJwk === device!.public_jwk && checked.jws === jws
+      ? checked
+      : await verifyBundleSignature(device!.public_jwk, jws);
   let payload: unknown;
   let signedText = '';
   let kid: string | undefined;
   try {
-    const key = await importJWK(JSON.parse(device!.public_jwk) as JWK, 'EdDSA');
-    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
-    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
-      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
-    signedText = new TextDecoder().decode(verified.payload);
+    if ('error' in signature.outcome) throw signature.outcome.error;
+    ({ signedText, kid } = signature.outcome);
     payload = JSON.parse(signedText);
-    kid = verified.protectedHeader.kid;
   } catch (err) {
     throw rejected(`The evidence bundle does not verify with the device key: ${(err as Error).message}`, {
       field: 'evidence.evidence_bundle.jws',
@@ -453,6 +489,7 @@ async function checkResult(
   jobRef: string,
   input: ResultInput,
   iso: string,
+  checked?: BundleSignature,
 ): Promise<PrintJobTable> {
   const tenantId = principal.tenantId;
   const job = await db
@@ -478,7 +515,7 @@ async function checkResult(
   if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
   input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
-  await checkEvidence(db, job, input);
+  await checkEvidence(db, job, input, checked);
   return job;
 }
 
@@ -606,6 +643,33 @@ export async function reportResult(
   }
 }
 
+/**
+ * The signatures of a device's SEALED bundles in a batch, checked with its key before the transaction (a
+ * bundle that names another device, or a key rotated meanwhile, is checked again inside, as for one result).
+ */
+async function bundleSignatures(
+  db: Db,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+): Promise<Map<BatchedResult, BundleSignature>> {
+  const out = new Map<BatchedResult, BundleSignature>();
+  const sealed = batch.filter((b) => b.input.status === 'SEALED');
+  if (principal.type !== 'device' || sealed.length === 0) return out;
+  const device = await db
+    .selectFrom('devices')
+    .select('public_jwk')
+    .where('id', '=', principal.id)
+    .executeTakeFirst();
+  if (!device) return out;
+  await Promise.all(
+    sealed.map(async (b) => {
+      const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
+      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(device.public_jwk, jws));
+    }),
+  );
+  return out;
+}
+
 /** One result of a batch: the job, the result and its own Idempotency-Key. */
 export interface BatchedResult {
   jobRef: string;
@@ -630,6 +694,7 @@ export async function reportResults(
   correlationId: string,
 ): Promise<BatchedOutcome[]> {
   const iso = new Date(deps.now()).toISOString();
+  const signatures = await bundleSignatures(deps.db, principal, batch);
   const outcomes = await deps.db.transaction().execute(async (trx) => {
     const out: BatchedOutcome[] = [];
     for (const item of batch) {
@@ -639,7 +704,7 @@ export async function reportResults(
         if (earlier) {
           out.push({ ok: true, job: earlier, replayed: true });
         } else {
-          const job = await checkResult(trx, principal, item.jobRef, item.input, iso);
+          const job = await checkResult(trx, principal, item.jobRef, item.input, iso, signatures.get(item));
           const view = await moveJob(
             trx,
             deps,
