@@ -32,6 +32,23 @@ describe('the SQLite writer', () => {
     expect(lock.waiting).toBe(0);
   });
 
+  it('serves the first lane before the rest, but hands every fourth turn to the rest so it never starves', async () => {
+    const lock = new FifoLock();
+    const order: string[] = [];
+    await lock.acquire();
+    const waiting = [
+      ...['r1', 'r2'].map((n) => lock.acquire(false).then(() => order.push(n))),
+      ...['f1', 'f2', 'f3', 'f4', 'f5'].map((n) => lock.acquire(true).then(() => order.push(n))),
+    ];
+    for (let i = 0; i < 8; i++) {
+      lock.release();
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    await Promise.all(waiting);
+    expect(order).toEqual(['f1', 'f2', 'f3', 'r1', 'f4', 'f5', 'r2']);
+  });
+
   it('serves concurrent queries and transactions in order, all of them', async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-writer-'));
     store = await openStore({ sqliteFile: path.join(dir, 'dpp.sqlite') });
