@@ -20,7 +20,7 @@ import {
 import { CpuProfiler, type CostShare } from './lib/cpu-profile.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
 import { SqlTimer, type SqlShare } from './lib/sql-timing.js';
-import type { LoadDevice, LoadInput } from './lib/print-load.js';
+import type { LoadInput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
 const JOBS = 4000;
@@ -118,14 +118,10 @@ async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
     });
     procs.push(second);
     const call = httpCaller(first.url);
-    const devices: LoadDevice[] = await enrollLoadDevices(
-      { call, url: first.url },
-      first.key,
-      DEVICES,
-      PRINTERS,
-    );
+    const devices = await enrollLoadDevices({ call, url: first.url }, first.key, DEVICES, PRINTERS);
     const drive = async (urls: string[]): Promise<FloorRun> => {
       await queuePrintJobs(call, first.key, JOBS);
+      await devices.refresh();
       // Where the CPU goes while it runs: each replica, PostgreSQL's backends, the devices (this process).
       const cpu = () => [
         cpuSecondsOf(first.pid),
@@ -166,11 +162,13 @@ async function soak(): Promise<{ startRss: number; endRss: number; perSecond: nu
     const call = httpCaller(cp.url);
     const devices = await enrollLoadDevices({ call, url: cp.url }, cp.key, DEVICES, PRINTERS);
     const startRss = cp.rss();
+    process.stderr.write(`  soak: RSS before the first job ${(startRss / 2 ** 20).toFixed(0)} MB\n`);
     let sealed = 0;
     let seconds = 0;
     for (let done = 0; done < SOAK_JOBS; done += SOAK_WAVE) {
       const wave = Math.min(SOAK_WAVE, SOAK_JOBS - done);
       await queuePrintJobs(call, cp.key, wave);
+      await devices.refresh();
       const out = await runLoad({ urls: [cp.url], devices, protocol: 'batch', printers: PRINTERS });
       sealed += out.sealed;
       seconds += out.seconds;

@@ -6,7 +6,12 @@
 import { KeyObject } from 'node:crypto';
 import { Worker } from 'node:worker_threads';
 import type { ApiCaller } from '@dpp/control-plane';
-import { enrollTestDevice, printableProduct, type TestControlPlane } from '@dpp/testkit';
+import {
+  type EnrolledTestDevice,
+  enrollTestDevice,
+  printableProduct,
+  type TestControlPlane,
+} from '@dpp/testkit';
 import type { LoadDevice, LoadInput, LoadOutput } from './print-load.js';
 
 /** Serials allocated per product (one carriers batch). */
@@ -31,34 +36,44 @@ export async function queuePrintJobs(call: ApiCaller, key: string, count: number
 
 export const printerNames = (n: number) => Array.from({ length: n }, (_, i) => `zebra-${i + 1}`);
 
-/** Enrolls `count` devices for `printers` printers each, with an access token each. */
+/**
+ * Enrolls `count` devices for `printers` printers each, with an access token each. `refresh()` gets every
+ * device a fresh token (they live ACCESS_TOKEN_TTL_SECONDS, 15 minutes by default: a long run renews them).
+ */
 export async function enrollLoadDevices(
   t: Pick<TestControlPlane, 'call' | 'url'>,
   key: string,
   count: number,
   printers: number,
-): Promise<LoadDevice[]> {
-  const out: LoadDevice[] = [];
+): Promise<LoadDevice[] & { refresh(): Promise<void> }> {
+  const enrolled: EnrolledTestDevice[] = [];
   for (let i = 0; i < count; i += 10) {
-    out.push(
+    enrolled.push(
       ...(await Promise.all(
-        Array.from({ length: Math.min(10, count - i) }, async (_, k) => {
-          const d = await enrollTestDevice(t as TestControlPlane, key, {
+        Array.from({ length: Math.min(10, count - i) }, (_, k) =>
+          enrollTestDevice(t as TestControlPlane, key, {
             name: `bench-${i + k}`,
             printerNames: printerNames(printers),
-          });
-          return {
-            id: d.id,
-            tenantId: d.tenantId,
-            token: await d.accessToken(),
-            privateJwk: KeyObject.from(d.key.privateKey).export({ format: 'jwk' }),
-            publicJwk: d.key.publicJwk,
-          };
-        }),
+          }),
+        ),
       )),
     );
   }
-  return out;
+  const devices: LoadDevice[] = [];
+  for (const d of enrolled) {
+    devices.push({
+      id: d.id,
+      tenantId: d.tenantId,
+      token: await d.accessToken(),
+      privateJwk: KeyObject.from(d.key.privateKey).export({ format: 'jwk' }),
+      publicJwk: d.key.publicJwk,
+    });
+  }
+  return Object.assign(devices, {
+    refresh: async () => {
+      for (const [i, d] of enrolled.entries()) devices[i]!.token = await d.accessToken();
+    },
+  });
 }
 
 /** Runs the devices in a worker thread until no device finds work. */
