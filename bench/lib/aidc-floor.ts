@@ -83,7 +83,9 @@ export function runLoad(input: LoadInput): Promise<LoadOutput> {
     // the parent's loader to a worker's entry).
     const script = new URL('./print-load.ts', import.meta.url).href;
     const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); })`;
-    const worker = new Worker(boot, { eval: true, workerData: input });
+    // Plain copies: the list may carry its `refresh` (functions do not cross to a worker).
+    const data: LoadInput = { ...input, devices: input.devices.map((d) => ({ ...d })) };
+    const worker = new Worker(boot, { eval: true, workerData: data });
     worker.once('message', (m: { ok: true; out: LoadOutput } | { ok: false; error: string }) =>
       m.ok ? resolve(m.out) : reject(new Error(m.error)),
     );
