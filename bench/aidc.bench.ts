@@ -1,7 +1,7 @@
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { KeyObject } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import mqtt, { type MqttClient } from 'mqtt';
+import { httpCaller } from '@dpp/control-plane';
 import { deviceTopics } from '@dpp/shared';
 import {
   type DialectName,
@@ -10,59 +10,176 @@ import {
   startTestControlPlane,
   testDialects,
 } from '@dpp/testkit';
-import type { LoadDevice, LoadInput, LoadOutput } from './lib/print-load.js';
+import { enrollLoadDevices, percentile, queuePrintJobs, runLoad } from './lib/aidc-floor.js';
+import {
+  cpuSecondsOf,
+  cpuSecondsOfName,
+  startControlPlaneProcess,
+  type ControlPlaneProcess,
+} from './lib/child-process.js';
+import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
+import { pgBossRate } from './lib/pg-boss-peer.js';
+import { SqlTimer, type SqlShare } from './lib/sql-timing.js';
+import type { LoadInput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
-const JOBS = 400;
+const JOBS = 4000;
+/** Jobs for the reference run with one request per result (the protocol before batches). */
+const SINGLE_JOBS = 400;
 const DEVICES = 50;
+/** Printers per device: each batch claim takes one job for each. */
+const PRINTERS = 4;
 const NOTICE_DEVICES = 1000;
 const NOTICES = 10;
+/** The external broker of the replica run (the machine's Mosquitto). */
+const MQTT_URL = process.env.TEST_MQTT_URL ?? 'mqtt://127.0.0.1:1883';
+/** `BENCH_AIDC_SOAK=100000 npm run bench -- aidc`: the opt-in memory soak, jobs in all. */
+const SOAK_JOBS = Number(process.env.BENCH_AIDC_SOAK ?? 0);
+const SOAK_WAVE = 10_000;
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+const load = () => loadavg()[0]!.toFixed(2);
+
+interface FloorRun {
+  perSecond: number;
+  claimMs: number[];
+  resultMs: number[];
+  profile?: { layers: CostShare[]; parts: CostShare[] };
+  /** SQLite's time by what the statements are for, and the jobs it was spent on. */
+  sql?: { shares: SqlShare[]; jobs: number };
 }
 
 /**
- * 50 simulated devices claim and drive jobs to SEALED over HTTP until the queue is empty. The devices run
- * in a worker thread (lib/print-load.ts), so the control plane's event loop is its own, as in production.
+ * Devices claim and drive jobs to SEALED over HTTP until the queue is empty, against a control plane in
+ * this process (so the inspector can profile it; the devices run in a worker thread).
  */
-async function sealedPerSecond(dialect: DialectName): Promise<{ perSecond: number; claimMs: number[] }> {
+async function inProcess(
+  dialect: DialectName,
+  protocol: LoadInput['protocol'],
+  jobs: number,
+  profile: boolean,
+): Promise<FloorRun> {
   const t = await startTestControlPlane({ dialect, env: { RATE_LIMITS: 'mid_market=1000000000/60' } });
   try {
     const admin = t.tenants.a.admin;
-    const p = await printableProduct(t.call, admin, JOBS);
-    for (const serial of p.serials) {
-      const r = await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } });
-      if (r.status !== 201) throw new Error(`job: ${r.status} ${r.text}`);
-    }
-    const devices: LoadDevice[] = await Promise.all(
-      Array.from({ length: DEVICES }, async (_, i) => {
-        const d = await enrollTestDevice(t, admin, { name: `bench-${i}` });
-        return {
-          id: d.id,
-          tenantId: d.tenantId,
-          token: await d.accessToken(),
-          privateJwk: KeyObject.from(d.key.privateKey).export({ format: 'jwk' }),
-          publicJwk: d.key.publicJwk,
-        };
-      }),
-    );
-    const input: LoadInput = { url: t.url, devices };
-    const out = await new Promise<LoadOutput>((resolve, reject) => {
-      // The worker registers tsx itself before loading the TypeScript load script (Node 20 does not hand
-      // the parent's loader to a worker's entry).
-      const script = new URL('./lib/print-load.ts', import.meta.url).href;
-      const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(script)}); })`;
-      const worker = new Worker(boot, { eval: true, workerData: input });
-      worker.once('message', (m: { ok: true; out: LoadOutput } | { ok: false; error: string }) =>
-        m.ok ? resolve(m.out) : reject(new Error(m.error)),
-      );
-      worker.once('error', reject);
-    });
-    if (out.sealed !== JOBS) throw new Error(`sealed ${out.sealed} of ${JOBS}`);
-    return { perSecond: out.sealed / out.seconds, claimMs: out.claimMs.sort((a, b) => a - b) };
+    await queuePrintJobs(t.call, admin, jobs);
+    const devices = await enrollLoadDevices(t, admin, DEVICES, PRINTERS);
+    const profiler = profile ? new CpuProfiler() : null;
+    const sqlTimer = profile && dialect === 'sqlite' ? new SqlTimer() : null;
+    await profiler?.start();
+    sqlTimer?.start();
+    const out = await runLoad({ urls: [t.url], devices, protocol, printers: PRINTERS });
+    const sql = sqlTimer?.stop();
+    const summary = await profiler?.stop(dialect);
+    if (out.sealed !== jobs) throw new Error(`sealed ${out.sealed} of ${jobs}`);
+    return {
+      perSecond: out.sealed / out.seconds,
+      claimMs: out.claimMs.sort((a, b) => a - b),
+      resultMs: out.resultMs.sort((a, b) => a - b),
+      ...(summary ? { profile: summary } : {}),
+      ...(sql ? { sql: { shares: sql, jobs } } : {}),
+    };
   } finally {
     await t.close();
+  }
+}
+
+function printProfile(dialect: string, run: FloorRun): void {
+  const p = run.profile!;
+  const pct = (c: CostShare) => `${(c.share * 100).toFixed(1).padStart(5)} %  ${c.name}`;
+  console.log(
+    `\nWhere the control plane's time goes (${dialect}, batched devices; CPU profile of its thread):`,
+  );
+  console.log('  by layer (exclusive, adds up to 100 %):');
+  for (const c of p.layers) if (c.share >= 0.005) console.log(`    ${pct(c)}`);
+  console.log('  by part of the request (inclusive: a part counts the SQL it runs; parts overlap):');
+  for (const c of p.parts) console.log(`    ${pct(c)}`);
+  if (!run.sql) return;
+  const total = run.sql.shares.reduce((n, s) => n + s.ms, 0);
+  const per = (ms: number) => `${((ms / run.sql!.jobs) * 1000).toFixed(0).padStart(5)} µs`;
+  console.log(`  SQLite per sealed job, by what the statements are for (${per(total).trim()} in all):`);
+  for (const s of run.sql.shares) {
+    const n = (s.statements / run.sql.jobs).toFixed(1);
+    console.log(`    ${per(s.ms)}  ${n.padStart(5)} statements  ${s.name}`);
+  }
+}
+
+/**
+ * One and then two control-plane processes on one PostgreSQL schema and the external broker: the same 50
+ * devices drive a queue through the first alone, then split between both.
+ */
+async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
+  const procs: ControlPlaneProcess[] = [];
+  try {
+    const first = await startControlPlaneProcess('postgres', { mqttUrl: MQTT_URL });
+    procs.push(first);
+    const second = await startControlPlaneProcess('postgres', {
+      join: first.databaseUrl!,
+      mqttUrl: MQTT_URL,
+    });
+    procs.push(second);
+    const call = httpCaller(first.url);
+    const devices = await enrollLoadDevices({ call, url: first.url }, first.key, DEVICES, PRINTERS);
+    const drive = async (urls: string[]): Promise<FloorRun> => {
+      await queuePrintJobs(call, first.key, JOBS);
+      await devices.refresh();
+      // Where the CPU goes while it runs: each replica, PostgreSQL's backends, the devices (this process).
+      const cpu = () => [
+        cpuSecondsOf(first.pid),
+        cpuSecondsOf(second.pid),
+        cpuSecondsOfName('postgres'),
+        cpuSecondsOf(process.pid),
+      ];
+      const before = cpu();
+      const out = await runLoad({ urls, devices, protocol: 'batch', printers: PRINTERS });
+      const used = cpu().map((c, i) => (c - before[i]!) / out.seconds);
+      console.log(
+        `  ${urls.length} replica(s): ${(out.sealed / out.seconds).toFixed(0)} jobs/s; CPU in cores: replica A ` +
+          `${used[0]!.toFixed(2)}, replica B ${used[1]!.toFixed(2)}, PostgreSQL ${used[2]!.toFixed(2)}, ` +
+          `devices ${used[3]!.toFixed(2)}; load average ${load()}`,
+      );
+      if (out.sealed !== JOBS) throw new Error(`sealed ${out.sealed} of ${JOBS}`);
+      return {
+        perSecond: out.sealed / out.seconds,
+        claimMs: out.claimMs.sort((a, b) => a - b),
+        resultMs: out.resultMs.sort((a, b) => a - b),
+      };
+    };
+    const one = await drive([first.url]);
+    const two = await drive([first.url, second.url]);
+    return { one, two };
+  } finally {
+    for (const p of procs.reverse()) await p.stop();
+  }
+}
+
+/**
+ * The memory soak (opt-in): SOAK_JOBS jobs sealed in waves against a control plane in its own process; its
+ * RSS before the first wave and after the last.
+ */
+async function soak(): Promise<{ startRss: number; warmRss: number; endRss: number; perSecond: number }> {
+  const cp = await startControlPlaneProcess('sqlite');
+  try {
+    const call = httpCaller(cp.url);
+    const devices = await enrollLoadDevices({ call, url: cp.url }, cp.key, DEVICES, PRINTERS);
+    const startRss = cp.rss();
+    process.stderr.write(`  soak: RSS before the first job ${(startRss / 2 ** 20).toFixed(0)} MB\n`);
+    let sealed = 0;
+    let seconds = 0;
+    let warmRss = 0;
+    for (let done = 0; done < SOAK_JOBS; done += SOAK_WAVE) {
+      const wave = Math.min(SOAK_WAVE, SOAK_JOBS - done);
+      await queuePrintJobs(call, cp.key, wave);
+      await devices.refresh();
+      const out = await runLoad({ urls: [cp.url], devices, protocol: 'batch', printers: PRINTERS });
+      sealed += out.sealed;
+      seconds += out.seconds;
+      if (done === 0) warmRss = cp.rss();
+      process.stderr.write(`  soak: ${done + wave} jobs sealed, RSS ${(cp.rss() / 2 ** 20).toFixed(0)} MB\n`);
+    }
+    if (sealed !== SOAK_JOBS) throw new Error(`soak sealed ${sealed} of ${SOAK_JOBS}`);
+    return { startRss, warmRss, endRss: cp.rss(), perSecond: sealed / seconds };
+  } finally {
+    await cp.stop();
   }
 }
 
@@ -125,33 +242,105 @@ async function noticeLatency(): Promise<number[]> {
   }
 }
 
+/** Claim latency, beside the latency of the results calls of the same run (claims go first in line). */
+function claimRows(dialect: string, { claimMs, resultMs }: FloorRun): BenchRow[] {
+  const p50 = percentile(claimMs, 50);
+  const p99 = percentile(claimMs, 99);
+  return [
+    {
+      work: `  claim call latency p50, ${DEVICES} devices x ${PRINTERS} printers flat out (${dialect})`,
+      figure: p50,
+      unit: 'ms',
+      peer: { label: 'results batch call p50', figure: percentile(resultMs, 50) },
+      target: '<= 10 ms',
+      met: p50 <= 10,
+    },
+    {
+      work: `  claim call latency p99 (${dialect})`,
+      figure: p99,
+      unit: 'ms',
+      peer: { label: 'results batch call p99', figure: percentile(resultMs, 99) },
+      target: '<= 50 ms',
+      met: p99 <= 50,
+    },
+  ];
+}
+
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
+  console.log(`load average at start: ${load()}`);
   for (const dialect of testDialects()) {
-    const { perSecond, claimMs } = await sealedPerSecond(dialect);
+    const batched = await inProcess(dialect, 'batch', JOBS, true);
+    printProfile(dialect, batched);
+    const single = await inProcess(dialect, 'single', SINGLE_JOBS, false);
+    const work = `print jobs sealed via HTTP, ${DEVICES} devices, batched calls (${dialect})`;
+    if (dialect === 'postgres') {
+      const boss = await pgBossRate(process.env.TEST_DATABASE_URL!, JOBS, DEVICES);
+      const ratio = batched.perSecond / boss;
+      rows.push({
+        work,
+        figure: batched.perSecond,
+        unit: 'jobs/s',
+        peer: { label: `pg-boss fetch+complete, ${DEVICES} workers`, figure: boss },
+        ratio,
+        target: '>= 1.0 of pg-boss',
+        met: ratio >= 1,
+      });
+    } else {
+      rows.push({
+        work,
+        figure: batched.perSecond,
+        unit: 'jobs/s',
+        target: '>= 1,000 jobs/s',
+        met: batched.perSecond >= 1000,
+      });
+    }
+    rows.push(...claimRows(dialect, batched), {
+      work: `  one request per result (6 a job), ${DEVICES} devices (${dialect})`,
+      figure: single.perSecond,
+      unit: 'jobs/s',
+      peer: { label: 'batched, same run', figure: batched.perSecond },
+      ratio: single.perSecond / batched.perSecond,
+      target: '>= 20 jobs/s',
+      met: single.perSecond >= 20,
+    });
+  }
+  if (process.env.TEST_DATABASE_URL) {
+    const r = await replicas();
+    const ratio = r.two.perSecond / r.one.perSecond;
     rows.push(
       {
-        work: `print jobs sealed via HTTP, ${DEVICES} devices (${dialect})`,
-        figure: perSecond,
+        work: `two control-plane processes, one PostgreSQL, Mosquitto (${DEVICES} devices split)`,
+        figure: r.two.perSecond,
         unit: 'jobs/s',
-        target: '>= 20 jobs/s (6 requests each)',
-        met: perSecond >= 20,
+        peer: { label: 'one process, same devices', figure: r.one.perSecond },
+        ratio,
+        target: '>= 1.8 of one',
+        met: ratio >= 1.8,
       },
-      {
-        work: `  claim latency p50 (${dialect})`,
-        figure: percentile(claimMs, 50),
-        unit: 'ms',
-        target: '<= 50 ms',
-        met: percentile(claimMs, 50) <= 50,
-      },
-      {
-        work: `  claim latency p99 (${dialect})`,
-        figure: percentile(claimMs, 99),
-        unit: 'ms',
-        target: `<= 500 ms with ${DEVICES} devices at once`,
-        met: percentile(claimMs, 99) <= 500,
-      },
+      ...claimRows('postgres, two processes', r.two),
     );
+  }
+  if (SOAK_JOBS > 0) {
+    const s = await soak();
+    const mb = (b: number) => b / 2 ** 20;
+    rows.push({
+      work: `control plane RSS after ${SOAK_JOBS.toLocaleString('en-US')} jobs sealed (SQLite, ${s.perSecond.toFixed(0)} jobs/s)`,
+      figure: mb(s.endRss),
+      unit: 'MB',
+      peer: { label: 'RSS before the first job', figure: mb(s.startRss) },
+      ratio: s.endRss / s.startRss,
+      target: 'flat: <= start + 64 MB',
+      met: s.endRss <= s.startRss + 64 * 2 ** 20,
+    });
+    rows.push({
+      work: `  RSS growth from the first ${SOAK_WAVE.toLocaleString('en-US')} jobs (warm) to the last`,
+      figure: mb(s.endRss - s.warmRss),
+      unit: 'MB',
+      peer: { label: 'RSS after the first wave', figure: mb(s.warmRss) },
+      target: 'not proportional to jobs: <= 64 MB',
+      met: s.endRss - s.warmRss <= 64 * 2 ** 20,
+    });
   }
   const notice = await noticeLatency();
   rows.push(
@@ -170,5 +359,6 @@ export async function run(): Promise<BenchRow[]> {
       met: percentile(notice, 99) <= 1000,
     },
   );
+  console.log(`load average at end: ${load()}`);
   return rows;
 }

@@ -17,20 +17,30 @@ export interface LoadDevice {
 }
 
 export interface LoadInput {
-  url: string;
+  /** Control planes (replicas): device i talks to urls[i % urls.length]. */
+  urls: string[];
   devices: LoadDevice[];
+  /**
+   * `single`: one claim and one request per result, as the agent does today. `batch`: each device claims
+   * for `printers` printers in one call and reports every job's results in one batch
+   * (docs/device-protocol.md, "Batches").
+   */
+  protocol: 'single' | 'batch';
+  printers: number;
 }
 
 export interface LoadOutput {
   claimMs: number[];
+  /** Latency of each call that reported results (one result, or one batch). */
+  resultMs: number[];
   sealed: number;
   seconds: number;
 }
 
 async function run(input: LoadInput): Promise<LoadOutput> {
-  const call = httpCaller(input.url);
   const devices = await Promise.all(
-    input.devices.map(async (d) => {
+    input.devices.map(async (d, i) => {
+      const url = input.urls[i % input.urls.length]!;
       const device: EnrolledTestDevice = {
         id: d.id,
         tenantId: d.tenantId,
@@ -40,29 +50,43 @@ async function run(input: LoadInput): Promise<LoadOutput> {
           ]),
           publicJwk: d.publicJwk,
         },
-        tokenEndpoint: `${input.url}/api/v2/oauth/token`,
+        tokenEndpoint: `${url}/api/v2/oauth/token`,
         mqttUrl: null,
         accessToken: () => Promise.resolve(d.token),
       };
-      return new HttpPrintDevice(call, device).init();
+      return new HttpPrintDevice(httpCaller(url), device).init();
     }),
   );
   const claimMs: number[] = [];
+  const resultMs: number[] = [];
   let sealed = 0;
   const started = performance.now();
+  const printers = Array.from({ length: input.printers }, (_, i) => ({ name: `zebra-${i + 1}` }));
   await Promise.all(
     devices.map(async (d) => {
       for (;;) {
         const c0 = performance.now();
-        const c = await d.claim();
-        claimMs.push(performance.now() - c0);
-        if (!c) return;
-        await d.seal(c);
-        sealed += 1;
+        if (input.protocol === 'single') {
+          const c = await d.claim();
+          claimMs.push(performance.now() - c0);
+          if (!c) return;
+          const r0 = performance.now();
+          await d.seal(c);
+          resultMs.push((performance.now() - r0) / 5);
+          sealed += 1;
+        } else {
+          const claims = await d.claimMany(printers);
+          claimMs.push(performance.now() - c0);
+          if (claims.length === 0) return;
+          const r0 = performance.now();
+          await d.sealMany(claims);
+          resultMs.push(performance.now() - r0);
+          sealed += claims.length;
+        }
       }
     }),
   );
-  return { claimMs, sealed, seconds: (performance.now() - started) / 1000 };
+  return { claimMs, resultMs, sealed, seconds: (performance.now() - started) / 1000 };
 }
 
 if (parentPort) {

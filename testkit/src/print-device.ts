@@ -49,6 +49,70 @@ export class HttpPrintDevice {
     return { jobRef: d.job.jobRef, attemptId: d.attempt_id, envelope: d.envelope, job: d.job };
   }
 
+  /**
+   * One batch claim (`POST /aidc/jobs/claims`): up to `count` jobs for each printer. Answers the claims,
+   * printer by printer, each with the printer it was claimed for.
+   */
+  async claimMany(
+    printers: { name: string; rfid?: boolean; count?: number }[],
+  ): Promise<(ClaimedJob & { printer: string })[]> {
+    const r = await this.call('POST', '/api/v2/aidc/jobs/claims', {
+      key: this.token,
+      body: { printers: printers.map((p) => ({ name: p.name, rfid: p.rfid ?? true, count: p.count ?? 1 })) },
+    });
+    if (r.status !== 200) throw new Error(`claims: ${r.status} ${r.text}`);
+    type Claim = { job: ClaimedJob['job'] & { jobRef: string }; attempt_id: string; envelope: string };
+    return (r.body.data as (Claim & { printer: string })[]).map((d) => ({
+      jobRef: d.job.jobRef,
+      attemptId: d.attempt_id,
+      envelope: d.envelope,
+      job: d.job,
+      printer: d.printer,
+    }));
+  }
+
+  /** One batch of results (`POST /aidc/jobs/results`), each with its own Idempotency-Key. */
+  results(
+    items: { c: ClaimedJob; status: string; evidence: Record<string, unknown>; key?: string }[],
+  ): Promise<CallResult> {
+    return this.call('POST', '/api/v2/aidc/jobs/results', {
+      key: this.token,
+      body: {
+        results: items.map((i) => ({
+          jobRef: i.c.jobRef,
+          status: i.status,
+          evidence: i.evidence,
+          attempt_id: i.c.attemptId,
+          idempotencyKey: i.key ?? randomUUID(),
+        })),
+      },
+    });
+  }
+
+  /** Every step of every claimed job to SEALED, in one batch of results; throws unless each answered 200. */
+  async sealMany(claims: ClaimedJob[]): Promise<void> {
+    if (claims.length === 0) return;
+    const items = (await Promise.all(claims.map((c) => this.steps(c)))).flatMap((steps, i) =>
+      steps.map(([status, evidence]) => ({ c: claims[i]!, status, evidence })),
+    );
+    const r = await this.results(items);
+    if (r.status !== 200) throw new Error(`results: ${r.status} ${r.text}`);
+    const refused = (r.body.data as { status: number }[]).find((o) => o.status !== 200);
+    if (refused) throw new Error(`results: ${JSON.stringify(refused)}`);
+  }
+
+  /** The happy path's results of a claimed job, each with its evidence, the bundle signed. */
+  async steps(
+    c: ClaimedJob,
+    e: ReturnType<HttpPrintDevice['evidence']> = this.evidence(c),
+  ): Promise<[string, Record<string, unknown>][]> {
+    const artifacts: Record<string, unknown> = { ...e, evidence_bundle: { jws: await this.bundle(c, e) } };
+    return HAPPY_PATH.map((s): [string, Record<string, unknown>] => [
+      s,
+      { [EVIDENCE_KIND[s]]: artifacts[EVIDENCE_KIND[s]] },
+    ]);
+  }
+
   result(
     c: ClaimedJob,
     status: string,
@@ -144,12 +208,7 @@ export class HttpPrintDevice {
     c: ClaimedJob,
     options: { from?: string; until?: string; e?: ReturnType<HttpPrintDevice['evidence']> } = {},
   ): Promise<void> {
-    const e = options.e ?? this.evidence(c);
-    const artifacts: Record<string, unknown> = { ...e, evidence_bundle: { jws: await this.bundle(c, e) } };
-    const all = HAPPY_PATH.map((s): [string, Record<string, unknown>] => [
-      s,
-      { [EVIDENCE_KIND[s]]: artifacts[EVIDENCE_KIND[s]] },
-    ]);
+    const all = await this.steps(c, options.e);
     const last = options.until ? all.findIndex(([s]) => s === options.until) + 1 : all.length;
     const steps = all.slice(options.from ? all.findIndex(([s]) => s === options.from) : 0, last);
     for (const [status, evidence] of steps) {

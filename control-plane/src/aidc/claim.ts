@@ -8,7 +8,7 @@ import {
   LABEL_MAY_BE_OUT,
   type PassportVersionRef,
 } from '@dpp/shared';
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import { type LeaseColumns, claim, renew } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
@@ -97,62 +97,106 @@ export async function claimJob(
   req: ClaimRequest,
 ): Promise<Claimed | null> {
   const t = deps.now();
+  return deps.db.transaction().execute((trx) => claimOne(trx, deps, tenantId, deviceId, req.printer, t));
+}
+
+/** A printer of a batch claim and how many jobs it takes at most. */
+export interface PrinterClaim {
+  name: string;
+  rfid: boolean;
+  count: number;
+}
+
+/**
+ * Claims for several printers in one transaction, up to `count` jobs each, printer by printer in the
+ * order given: each claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and
+ * envelope), only the transaction and the round trip are shared. A printer that finds no more work stops.
+ */
+export async function claimJobs(
+  deps: ClaimDeps,
+  tenantId: string,
+  deviceId: string,
+  printers: readonly PrinterClaim[],
+): Promise<(Claimed & { printer: string })[]> {
+  const t = deps.now();
+  return deps.db.transaction().execute(async (trx) => {
+    const out: (Claimed & { printer: string })[] = [];
+    for (const printer of printers) {
+      for (let i = 0; i < printer.count; i++) {
+        const claimed = await claimOne(trx, deps, tenantId, deviceId, printer, t);
+        if (!claimed) break;
+        out.push({ ...claimed, printer: printer.name });
+      }
+    }
+    return out;
+  });
+}
+
+async function claimOne(
+  trx: Db,
+  deps: ClaimDeps,
+  tenantId: string,
+  deviceId: string,
+  printer: ClaimRequest['printer'],
+  t: number,
+): Promise<Claimed | null> {
   const iso = new Date(t).toISOString();
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
   const attemptId = randomUUID();
   const jti = randomUUID();
-  return deps.db.transaction().execute(async (trx) => {
-    const [row] = await claim(trx, PRINT_QUEUE, {
-      now: t,
-      leaseMs: deps.settings.leaseSeconds * 1000,
-      owner: attemptId,
-      due: (eb) =>
-        eb.and([
-          eb('tenant_id', '=', tenantId),
-          eb.or([
-            eb('state', '=', 'QUEUED'),
-            eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
-          ]),
-          eb.or([eb('printer', 'is', null), eb('printer', '=', req.printer.name)]),
-          ...(req.printer.rfid ? [] : [eb('requires_rfid', '=', 0)]),
+  const [row] = await claim(trx, PRINT_QUEUE, {
+    now: t,
+    leaseMs: deps.settings.leaseSeconds * 1000,
+    owner: attemptId,
+    due: (eb) =>
+      eb.and([
+        eb('tenant_id', '=', tenantId),
+        // The partial index print_jobs_claim_order's condition, spelled with literals: a planner can only
+        // see that a condition with bound parameters implies the index's if it knows the values.
+        sql<SqlBool>`state in ('QUEUED', 'FAILED')`,
+        eb.or([
+          eb('state', '=', 'QUEUED'),
+          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
         ]),
-      set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
-    });
-    if (!row) return null;
-    // The label carries the passport as published now: the attempt remembers which version that is.
-    const current = await trx
-      .selectFrom('passports')
-      .select('current_version_id')
-      .where('tenant_id', '=', tenantId)
-      .where('product_id', '=', row.product_id)
-      .executeTakeFirst();
-    const passportVersion = await versionRef(trx, current?.current_version_id ?? null);
-    await trx
-      .insertInto('print_attempts')
-      .values({
-        attempt_id: attemptId,
-        job_ref: row.job_ref,
-        tenant_id: tenantId,
-        device_id: deviceId,
-        printer: req.printer.name,
-        number: row.attempt_count,
-        envelope_jti: jti,
-        passport_version_id: passportVersion?.id ?? null,
-        claimed_at: iso,
-        state: 'CLAIMED',
-        ended_at: null,
-        failure_reason: null,
-      })
-      .execute();
-    const envelope = await signEnvelope(
-      deps.keyring,
-      deps.issuer,
-      row,
-      { deviceId, printer: req.printer.name, jti, passportVersion },
-      t,
-    );
-    return { job: jobView(row), attempt_id: attemptId, envelope, leaseExpiresAt };
+        eb.or([eb('printer', 'is', null), eb('printer', '=', printer.name)]),
+        ...(printer.rfid ? [] : [eb('requires_rfid', '=', 0)]),
+      ]),
+    set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
   });
+  if (!row) return null;
+  // The label carries the passport as published now: the attempt remembers which version that is.
+  const current = await trx
+    .selectFrom('passports')
+    .select('current_version_id')
+    .where('tenant_id', '=', tenantId)
+    .where('product_id', '=', row.product_id)
+    .executeTakeFirst();
+  const passportVersion = await versionRef(trx, current?.current_version_id ?? null);
+  await trx
+    .insertInto('print_attempts')
+    .values({
+      attempt_id: attemptId,
+      job_ref: row.job_ref,
+      tenant_id: tenantId,
+      device_id: deviceId,
+      printer: printer.name,
+      number: row.attempt_count,
+      envelope_jti: jti,
+      passport_version_id: passportVersion?.id ?? null,
+      claimed_at: iso,
+      state: 'CLAIMED',
+      ended_at: null,
+      failure_reason: null,
+    })
+    .execute();
+  const envelope = await signEnvelope(
+    deps.keyring,
+    deps.issuer,
+    row,
+    { deviceId, printer: printer.name, jti, passportVersion },
+    t,
+  );
+  return { job: jobView(row), attempt_id: attemptId, envelope, leaseExpiresAt };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type JWK, compactVerify, importJWK } from 'jose';
+import { sql } from 'kysely';
 import { z } from 'zod';
 import {
   type Attestation,
@@ -113,7 +114,12 @@ function checkActor(principal: Reporter, job: PrintJobTable, input: ResultInput)
   }
 }
 
-async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+async function checkEvidence(
+  db: Db,
+  job: PrintJobTable,
+  input: ResultInput,
+  checked?: BundleSignature,
+): Promise<void> {
   const e = input.evidence;
   if (input.status === 'RENDERED') {
     const m = e.render_manifest as RenderManifest;
@@ -220,7 +226,7 @@ async function checkEvidence(db: Db, job: PrintJobTable, input: ResultInput): Pr
       }
     }
   }
-  if (input.status === 'SEALED') await checkBundle(db, job, input);
+  if (input.status === 'SEALED') await checkBundle(db, job, input, checked);
 }
 
 /** The artifact of `kind` this attempt reported earlier, as recorded; undefined when there is none. */
@@ -234,11 +240,42 @@ async function recordedEvidence<T>(db: Db, attemptId: string, kind: string): Pro
   return row ? (JSON.parse(row.payload) as T) : undefined;
 }
 
+/** A bundle's signature checked with one device key: what it signed, or why it does not verify. */
+interface BundleSignature {
+  /** The device key (its JWK as stored) the signature was checked with. */
+  publicJwk: string;
+  jws: string;
+  outcome: { signedText: string; kid: string | undefined } | { error: Error };
+}
+
+/**
+ * Checks a bundle's signature with a device key: pure cryptography, no database, so a batch does it
+ * before its transaction opens instead of holding the one connection while it waits for it.
+ */
+async function verifyBundleSignature(publicJwk: string, jws: string): Promise<BundleSignature> {
+  try {
+    const key = await importJWK(JSON.parse(publicJwk) as JWK, 'EdDSA');
+    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
+    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
+      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
+    const signedText = new TextDecoder().decode(verified.payload);
+    return { publicJwk, jws, outcome: { signedText, kid: verified.protectedHeader.kid } };
+  } catch (err) {
+    return { publicJwk, jws, outcome: { error: err as Error } };
+  }
+}
+
 /**
  * The evidence bundle is a JWS signed by the device key over everything the attempt reported; it must
- * verify, name this job, attempt and envelope, and match the evidence already recorded.
+ * verify, name this job, attempt and envelope, and match the evidence already recorded. `checked` is its
+ * signature checked earlier; it counts only if it was checked with the key the device has now.
  */
-async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Promise<void> {
+async function checkBundle(
+  db: Db,
+  job: PrintJobTable,
+  input: ResultInput,
+  checked?: BundleSignature,
+): Promise<void> {
   const device = await db
     .selectFrom('devices')
     .select(['public_jwk', 'key_thumbprint'])
@@ -250,17 +287,17 @@ async function checkBundle(db: Db, job: PrintJobTable, input: ResultInput): Prom
     .where('attempt_id', '=', input.attempt_id)
     .executeTakeFirstOrThrow();
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
+  const signature =
+    checked && checked.publicJwk === device!.public_jwk && checked.jws === jws
+      ? checked
+      : await verifyBundleSignature(device!.public_jwk, jws);
   let payload: unknown;
   let signedText = '';
   let kid: string | undefined;
   try {
-    const key = await importJWK(JSON.parse(device!.public_jwk) as JWK, 'EdDSA');
-    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
-    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
-      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
-    signedText = new TextDecoder().decode(verified.payload);
+    if ('error' in signature.outcome) throw signature.outcome.error;
+    ({ signedText, kid } = signature.outcome);
     payload = JSON.parse(signedText);
-    kid = verified.protectedHeader.kid;
   } catch (err) {
     throw rejected(`The evidence bundle does not verify with the device key: ${(err as Error).message}`, {
       field: 'evidence.evidence_bundle.jws',
@@ -441,25 +478,21 @@ export interface ResultOutcome {
 }
 
 /**
- * Moves a job by one result, as the spec's table says: one guarded UPDATE (tenant, job, current attempt,
- * allowed source state, live lease), the evidence, the attempt, SEALED's side effects and the
- * Idempotency-Key, all in one transaction. A refusal is thrown as {@link PrintJobRefused}, evidence of
- * the wrong shape as {@link EvidenceInvalid}.
+ * Reads the job and checks everything a result needs before it may move it: the attempt is current and
+ * live, the reporter holds it, the job is in a source state, the evidence has its status's shape and
+ * proves what it claims. Throws {@link PrintJobRefused} or {@link EvidenceInvalid}; `db` is the root
+ * handle for a single result, the batch's transaction for a batch (a batch's earlier items are visible).
  */
-export async function reportResult(
-  deps: ResultDeps,
+async function checkResult(
+  db: Db,
   principal: Reporter,
   jobRef: string,
   input: ResultInput,
-  idempotency: OperationKey<JobView> | null,
-  correlationId: string,
-): Promise<ResultOutcome> {
+  iso: string,
+  checked?: BundleSignature,
+): Promise<PrintJobTable> {
   const tenantId = principal.tenantId;
-  const earlier = await idempotency?.earlier(deps.db);
-  if (earlier) return { job: earlier, replayed: true };
-  const t = deps.now();
-  const iso = new Date(t).toISOString();
-  const job = await deps.db
+  const job = await db
     .selectFrom('print_jobs')
     .selectAll()
     .where('tenant_id', '=', tenantId)
@@ -475,105 +508,132 @@ export async function reportResult(
   // A device that does not hold the attempt is told no more than its own part (see explainRefusal).
   const notHolder = principal.type === 'device' && job.device_id !== principal.id;
   if (!live || notHolder || !sources.includes(job.state as never)) {
-    throw await explainRefusal(
-      deps.db,
-      tenantId,
-      jobRef,
-      input.attempt_id,
-      iso,
-      refusalFor(principal, input),
-    );
+    throw await explainRefusal(db, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
   }
   const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
   const parsed = schema.safeParse({ evidence: input.evidence });
   if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
   input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
-  await checkEvidence(deps.db, job, input);
+  await checkEvidence(db, job, input, checked);
+  return job;
+}
 
+/**
+ * The transition itself, inside the caller's transaction: one guarded UPDATE (tenant, job, current
+ * attempt, allowed source state, live lease), the evidence, the attempt, SEALED's side effects, the audit
+ * entry and the Idempotency-Key.
+ */
+async function moveJob(
+  trx: Db,
+  deps: ResultDeps,
+  principal: Reporter,
+  job: PrintJobTable,
+  input: ResultInput,
+  idempotency: OperationKey<JobView> | null,
+  correlationId: string,
+  iso: string,
+): Promise<JobView> {
+  const tenantId = principal.tenantId;
+  const jobRef = job.job_ref;
+  const sources = resultSources(input.status);
   const terminal = input.status === 'SEALED';
   const failed = input.status === 'FAILED';
   const failure = failed ? (input.evidence.failure as { reason: string; detail?: string }) : null;
-  try {
-    const outcome = await deps.db.transaction().execute(async (trx) => {
-      const updated = await trx
-        .updateTable('print_jobs')
-        .set({
-          state: input.status,
-          updated_at: iso,
-          ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
-          ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
-        })
-        .where('tenant_id', '=', tenantId)
-        .where('job_ref', '=', jobRef)
-        .where('attempt_id', '=', input.attempt_id)
-        .where('state', 'in', sources)
-        .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
-        .returningAll()
-        .executeTakeFirst();
-      if (!updated)
-        throw await explainRefusal(
-          trx,
-          tenantId,
-          jobRef,
-          input.attempt_id,
-          iso,
-          refusalFor(principal, input),
-        );
-      await trx
-        .insertInto('print_evidence')
-        .values({
-          id: uuidv7(),
-          job_ref: jobRef,
-          attempt_id: input.attempt_id,
-          tenant_id: tenantId,
-          state: input.status,
-          kind: EVIDENCE_KIND[input.status],
-          payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
-          actor_type: principal.type,
-          actor_id: principal.id,
-          recorded_at: iso,
-        })
-        .execute();
-      await trx
-        .updateTable('print_attempts')
-        .set({
-          state: input.status,
-          ...(terminal || failed ? { ended_at: iso } : {}),
-          ...(failed ? { failure_reason: failure!.reason } : {}),
-        })
-        .where('attempt_id', '=', input.attempt_id)
-        .execute();
-      if (terminal) {
-        const event = await deps.port.confirmPrinted(trx, {
-          tenantId,
-          gtin: job.gtin,
-          serial: job.serial,
-          jobRef,
-          deviceId: job.device_id,
-          at: iso,
-          correlationId,
-        });
-        await countersign(trx, deps, job, input, event, iso);
-      }
-      await recordAudit(trx, {
-        tenantId,
-        actor: { type: principal.type, id: principal.id },
-        action: `print_job.${input.status.toLowerCase()}`,
-        resource: { type: 'print_job', id: jobRef },
-        correlationId,
-        details: {
-          attemptId: input.attempt_id,
-          from: job.state,
-          ...(failure ? { reason: failure.reason } : {}),
-        },
-      });
-      const view = jobView(updated);
-      await idempotency?.keep(trx, view);
-      return { job: view, replayed: false };
+  const updated = await trx
+    .updateTable('print_jobs')
+    .set({
+      state: input.status,
+      updated_at: iso,
+      ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
+      ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
+    })
+    .where('tenant_id', '=', tenantId)
+    .where('job_ref', '=', jobRef)
+    .where('attempt_id', '=', input.attempt_id)
+    .where('state', 'in', sources)
+    .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
+    .returningAll()
+    .executeTakeFirst();
+  if (!updated)
+    throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
+  await trx
+    .insertInto('print_evidence')
+    .values({
+      id: uuidv7(),
+      job_ref: jobRef,
+      attempt_id: input.attempt_id,
+      tenant_id: tenantId,
+      state: input.status,
+      kind: EVIDENCE_KIND[input.status],
+      payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
+      actor_type: principal.type,
+      actor_id: principal.id,
+      recorded_at: iso,
+    })
+    .execute();
+  await trx
+    .updateTable('print_attempts')
+    .set({
+      state: input.status,
+      ...(terminal || failed ? { ended_at: iso } : {}),
+      ...(failed ? { failure_reason: failure!.reason } : {}),
+    })
+    .where('attempt_id', '=', input.attempt_id)
+    .execute();
+  if (terminal) {
+    const event = await deps.port.confirmPrinted(trx, {
+      tenantId,
+      gtin: job.gtin,
+      serial: job.serial,
+      jobRef,
+      deviceId: job.device_id,
+      at: iso,
+      correlationId,
     });
-    if (terminal) deps.onSealed?.();
-    return outcome;
+    await countersign(trx, deps, job, input, event, iso);
+  }
+  await recordAudit(trx, {
+    tenantId,
+    actor: { type: principal.type, id: principal.id },
+    action: `print_job.${input.status.toLowerCase()}`,
+    resource: { type: 'print_job', id: jobRef },
+    correlationId,
+    details: {
+      attemptId: input.attempt_id,
+      from: job.state,
+      ...(failure ? { reason: failure.reason } : {}),
+    },
+  });
+  const view = jobView(updated);
+  await idempotency?.keep(trx, view);
+  return view;
+}
+
+/**
+ * Moves a job by one result, as the spec's table says: the checks ({@link checkResult}) outside the
+ * transaction, so a refusal never holds the writer, then the transition ({@link moveJob}) in one
+ * transaction with SEALED's side effects and the Idempotency-Key. A refusal is thrown as
+ * {@link PrintJobRefused}, evidence of the wrong shape as {@link EvidenceInvalid}.
+ */
+export async function reportResult(
+  deps: ResultDeps,
+  principal: Reporter,
+  jobRef: string,
+  input: ResultInput,
+  idempotency: OperationKey<JobView> | null,
+  correlationId: string,
+): Promise<ResultOutcome> {
+  const earlier = await idempotency?.earlier(deps.db);
+  if (earlier) return { job: earlier, replayed: true };
+  const iso = new Date(deps.now()).toISOString();
+  const job = await checkResult(deps.db, principal, jobRef, input, iso);
+  try {
+    const view = await deps.db
+      .transaction()
+      .execute((trx) => moveJob(trx, deps, principal, job, input, idempotency, correlationId, iso));
+    if (input.status === 'SEALED') deps.onSealed?.();
+    return { job: view, replayed: false };
   } catch (err) {
     // A twin with the same Idempotency-Key committed first (our insert of the key conflicted, or the guarded
     // update found the state already moved): its answer is ours.
@@ -581,4 +641,93 @@ export async function reportResult(
     if (twin) return { job: twin, replayed: true };
     throw err;
   }
+}
+
+/**
+ * The signatures of a device's SEALED bundles in a batch, checked with its key before the transaction (a
+ * bundle that names another device, or a key rotated meanwhile, is checked again inside, as for one result).
+ */
+async function bundleSignatures(
+  db: Db,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+): Promise<Map<BatchedResult, BundleSignature>> {
+  const out = new Map<BatchedResult, BundleSignature>();
+  const sealed = batch.filter((b) => b.input.status === 'SEALED');
+  if (principal.type !== 'device' || sealed.length === 0) return out;
+  const device = await db
+    .selectFrom('devices')
+    .select('public_jwk')
+    .where('id', '=', principal.id)
+    .executeTakeFirst();
+  if (!device) return out;
+  await Promise.all(
+    sealed.map(async (b) => {
+      const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
+      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(device.public_jwk, jws));
+    }),
+  );
+  return out;
+}
+
+/** One result of a batch: the job, the result and its own Idempotency-Key. */
+export interface BatchedResult {
+  jobRef: string;
+  input: ResultInput;
+  idempotency: OperationKey<JobView>;
+}
+
+/** A batched result's outcome: the job after it, or why it was refused (the error the single route throws). */
+export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error: unknown };
+
+/**
+ * Applies results that happen together in order, in one transaction: each one exactly as
+ * {@link reportResult} would (its own checks, guarded transition, evidence, audit entry and Idempotency-Key),
+ * inside a savepoint, so a refused result writes nothing and the others still apply; a later result of
+ * the same job sees the earlier ones. What commits is what each answer says. A database failure of the
+ * whole (not of one result) fails the batch: nothing of it committed, so all of it may be sent again.
+ */
+export async function reportResults(
+  deps: ResultDeps,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+  correlationId: string,
+): Promise<BatchedOutcome[]> {
+  const iso = new Date(deps.now()).toISOString();
+  const signatures = await bundleSignatures(deps.db, principal, batch);
+  const outcomes = await deps.db.transaction().execute(async (trx) => {
+    const out: BatchedOutcome[] = [];
+    for (const item of batch) {
+      await sql`savepoint result_item`.execute(trx);
+      try {
+        const earlier = await item.idempotency.earlier(trx);
+        if (earlier) {
+          out.push({ ok: true, job: earlier, replayed: true });
+        } else {
+          const job = await checkResult(trx, principal, item.jobRef, item.input, iso, signatures.get(item));
+          const view = await moveJob(
+            trx,
+            deps,
+            principal,
+            job,
+            item.input,
+            item.idempotency,
+            correlationId,
+            iso,
+          );
+          out.push({ ok: true, job: view, replayed: false });
+        }
+        await sql`release savepoint result_item`.execute(trx);
+      } catch (err) {
+        await sql`rollback to savepoint result_item`.execute(trx);
+        await sql`release savepoint result_item`.execute(trx);
+        // A twin under the same key committed meanwhile (another replica): its answer is this one's.
+        const twin = await item.idempotency.earlier(trx).catch(() => null);
+        out.push(twin ? { ok: true, job: twin, replayed: true } : { ok: false, error: err });
+      }
+    }
+    return out;
+  });
+  if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
+  return outcomes;
 }

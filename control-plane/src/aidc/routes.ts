@@ -24,6 +24,7 @@ import {
   dataEnvelope,
   queryInt,
 } from '../http/index.js';
+import { aidcBatchRoutes } from './batch-routes.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
 import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
@@ -121,6 +122,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/claim',
       operationId: 'claimPrintJob',
+      firstInLine: true,
       summary:
         'A device claims the oldest job its printer can print: a signed envelope, attempt_id and lease',
       description:
@@ -256,5 +258,6 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         return replayed ? { ...reply, headers: { 'Idempotent-Replayed': 'true' } } : reply;
       },
     }),
+    ...aidcBatchRoutes(deps),
   ];
 }

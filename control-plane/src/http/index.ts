@@ -14,6 +14,7 @@ export {
   IDEMPOTENCY_HEADER,
   operationKey,
   readIdempotencyKey,
+  requestHash,
   type AnswerReply,
   type IdempotencyScope,
 } from './idempotency.js';

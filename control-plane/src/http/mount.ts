@@ -1,5 +1,5 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
-import type { Db, SecretBox } from '../store/index.js';
+import { type Db, type SecretBox, firstInLine } from '../store/index.js';
 import { ApiError, toApiError } from './api-error.js';
 import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
@@ -59,6 +59,9 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
     if (MUTATING.has(def.method) && !def.rawBody)
       chain.push(def.bodyLimit ? jsonParser(def.bodyLimit) : jsonBody);
     if (MUTATING.has(def.method) && def.acceptsForm) chain.push(formBody);
+    // Everything after the body is read (credential check, operation) runs in the first lane. Not before:
+    // the body arrives through the socket's events, which do not carry the lane.
+    if (def.firstInLine) chain.push((_req, _res, next) => firstInLine(next));
     if (def.auth !== 'none') {
       chain.push(authenticate(def.auth, deps.authenticators, deps.now));
       if (def.rateLimited !== false) chain.push(rateLimit(deps.limiter, deps.now));

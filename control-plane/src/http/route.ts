@@ -97,6 +97,11 @@ interface RouteBase<B, Q, P> {
    * only checks the header and hands `ctx.idempotency` to the handler.
    */
   idempotencyInOperation?: boolean;
+  /**
+   * Something waits on this operation (a claim an idle printer waits for): on SQLite's one connection its
+   * queries, its credential check's included, are served before other waiting work (store `firstInLine`).
+   */
+  firstInLine?: boolean;
   /** Largest JSON body this operation accepts (e.g. `16mb`) instead of the default 1 MB. */
   bodyLimit?: string;
   /**

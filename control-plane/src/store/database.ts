@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { GuardedKysely } from './unit-of-work.js';
+import { SAFETY_NET_PAGES, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -63,7 +64,12 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
 interface Opened {
   db: Db;
   forceClose(): void;
+  /** Stops what runs beside the connection (SQLite's checkpointer). */
+  stop?(): Promise<void>;
 }
+
+/** How often the checkpointer moves the WAL into the database file. */
+const CHECKPOINT_INTERVAL_MS = 500;
 
 function openSqlite(file: string): Opened {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -74,11 +80,24 @@ function openSqlite(file: string): Opened {
   database.pragma('busy_timeout = 5000');
   const db = new GuardedKysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    singleConnection: true,
   });
+  // Checkpoints run beside the writer (store/checkpointer.ts); an in-memory database has no WAL.
+  let checkpointer: { stop(): Promise<void> } | null = null;
+  if (file !== ':memory:') {
+    database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
+    checkpointer = startCheckpointer(file, CHECKPOINT_INTERVAL_MS, () => {
+      if (database.open) database.pragma('wal_autocheckpoint = 1000');
+    });
+  }
   return {
     db,
     forceClose: () => {
+      void checkpointer?.stop();
       if (database.open) database.close();
+    },
+    stop: async () => {
+      await checkpointer?.stop();
     },
   };
 }
@@ -111,13 +130,14 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await admin.end();
     }
   }
-  const { db, forceClose } =
+  const { db, forceClose, stop } =
     dialect === 'postgres'
       ? openPostgres(options.databaseUrl!, options.pgSchema, options.pgPoolSize ?? 10)
       : openSqlite(options.sqliteFile ?? ':memory:');
   try {
     await migrate(db, dialect, dialect === 'postgres' ? options.pgSchema : undefined);
   } catch (err) {
+    await stop?.();
     await db.destroy();
     throw err;
   }
@@ -127,7 +147,10 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await stop?.();
+      await db.destroy();
+    },
     forceClose,
   };
 }

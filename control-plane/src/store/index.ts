@@ -10,4 +10,4 @@ export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';
 export * from './idempotency-keys.js';
-export { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';
+export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.js';

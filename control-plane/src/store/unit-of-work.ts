@@ -48,14 +48,74 @@ export function inUnitOfWork(): boolean {
   return scope.getStore()?.open === true;
 }
 
+/**
+ * A first-come, first-served lock with a lane for work that others wait on. Kysely's SQLite driver guards
+ * its one connection with a mutex that wakes every waiter on each release (they race, one wins, the rest
+ * wait again): with 50 devices' requests queued, every statement woke 50 promises, and a request could lose
+ * the race again and again. Here each release hands the connection to one waiter, in the order they asked;
+ * waiters in the first lane ({@link firstInLine}) go before the others, except that every
+ * `FAIR_EVERY`-th hand-over goes to the other lane when it waits, so neither lane starves.
+ */
+export class FifoLock {
+  private held = false;
+  private readonly first: (() => void)[] = [];
+  private readonly rest: (() => void)[] = [];
+  private handedToFirst = 0;
+  static readonly FAIR_EVERY = 4;
+
+  acquire(firstLane = false): Promise<void> {
+    if (!this.held) {
+      this.held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => (firstLane ? this.first : this.rest).push(resolve));
+  }
+
+  release(): void {
+    const takeFirst =
+      this.first.length > 0 && (this.rest.length === 0 || this.handedToFirst < FifoLock.FAIR_EVERY - 1);
+    const next = takeFirst ? this.first.shift() : this.rest.shift();
+    this.handedToFirst = takeFirst ? this.handedToFirst + 1 : 0;
+    if (next) next();
+    else this.held = false;
+  }
+
+  /** Requests waiting for the connection. */
+  get waiting(): number {
+    return this.first.length + this.rest.length;
+  }
+}
+
+const lane = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `fn` (and everything it starts) in the first lane of the single connection: on SQLite its queries
+ * are served before others that wait. For work something waits on, such as a claim an idle printer waits
+ * for. On PostgreSQL (a pool) it changes nothing.
+ */
+export function firstInLine<T>(fn: () => T): T {
+  return lane.run(true, fn);
+}
+
 class GuardedDriver implements Driver {
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    /** One connection (SQLite): handed out in order by this lock, so the inner mutex never contends. */
+    private readonly lock: FifoLock | null,
+  ) {}
   init(): Promise<void> {
     return this.inner.init();
   }
-  acquireConnection(): Promise<DatabaseConnection> {
-    if (inUnitOfWork()) return Promise.reject(new UnitOfWorkViolation());
-    return this.inner.acquireConnection();
+  async acquireConnection(): Promise<DatabaseConnection> {
+    if (inUnitOfWork()) throw new UnitOfWorkViolation();
+    if (!this.lock) return this.inner.acquireConnection();
+    await this.lock.acquire(lane.getStore() === true);
+    try {
+      return await this.inner.acquireConnection();
+    } catch (err) {
+      this.lock.release();
+      throw err;
+    }
   }
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     return this.inner.beginTransaction(connection, settings);
@@ -66,8 +126,12 @@ class GuardedDriver implements Driver {
   rollbackTransaction(connection: DatabaseConnection): Promise<void> {
     return this.inner.rollbackTransaction(connection);
   }
-  releaseConnection(connection: DatabaseConnection): Promise<void> {
-    return this.inner.releaseConnection(connection);
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.releaseConnection(connection);
+    } finally {
+      this.lock?.release();
+    }
   }
   destroy(): Promise<void> {
     return this.inner.destroy();
@@ -75,9 +139,12 @@ class GuardedDriver implements Driver {
 }
 
 class GuardedDialect implements Dialect {
-  constructor(private readonly inner: Dialect) {}
+  constructor(
+    private readonly inner: Dialect,
+    private readonly lock: FifoLock | null,
+  ) {}
   createDriver(): Driver {
-    return new GuardedDriver(this.inner.createDriver());
+    return new GuardedDriver(this.inner.createDriver(), this.lock);
   }
   createQueryCompiler(): QueryCompiler {
     return this.inner.createQueryCompiler();
@@ -95,8 +162,10 @@ class GuardedDialect implements Dialect {
  * root handle refuses to give out connections. Everything else is plain Kysely.
  */
 export class GuardedKysely<DB> extends Kysely<DB> {
-  constructor(config: KyselyConfig) {
-    super({ ...config, dialect: new GuardedDialect(config.dialect) });
+  /** `singleConnection`: the dialect has one connection (SQLite), handed out first come, first served. */
+  constructor(config: KyselyConfig & { singleConnection?: boolean }) {
+    const { singleConnection, ...rest } = config;
+    super({ ...rest, dialect: new GuardedDialect(config.dialect, singleConnection ? new FifoLock() : null) });
   }
 
   override transaction(): TransactionBuilder<DB> {

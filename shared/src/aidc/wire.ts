@@ -141,3 +141,88 @@ export const PrintResultSchema = z
   })
   .meta({ id: 'PrintResult' });
 export type PrintResult = z.infer<typeof PrintResultSchema>;
+
+/** How many jobs one batch claim may take, over all its printers. */
+export const MAX_CLAIMS_PER_CALL = 64;
+/** How many results one batch may carry. */
+export const MAX_RESULTS_PER_CALL = 200;
+
+/**
+ * POST /aidc/jobs/claims: one call claims for several printers, and up to `count` jobs for each (a printer
+ * prefetches the next label while the current one prints). Each claim is exactly the single claim's.
+ *
+ * @example
+ * ClaimBatchRequestSchema.parse({ printers: [{ name: 'zebra-1', rfid: true, count: 2 }] })
+ */
+export const ClaimBatchRequestSchema = z
+  .object({
+    printers: z
+      .array(
+        z.object({
+          name: PrinterNameSchema,
+          rfid: z.boolean().default(false),
+          count: z.number().int().min(1).max(MAX_CLAIMS_PER_CALL).default(1),
+        }),
+      )
+      .min(1)
+      .max(MAX_CLAIMS_PER_CALL)
+      .refine((ps) => new Set(ps.map((p) => p.name)).size === ps.length, 'each printer at most once')
+      .refine(
+        (ps) => ps.reduce((n, p) => n + p.count, 0) <= MAX_CLAIMS_PER_CALL,
+        `at most ${MAX_CLAIMS_PER_CALL} claims in all`,
+      ),
+  })
+  .meta({ id: 'ClaimBatchRequest' });
+export type ClaimBatchRequest = z.infer<typeof ClaimBatchRequestSchema>;
+
+/** The `data` of a batch claim: what each claim took, printer by printer in request order (empty: no work). */
+export const ClaimBatchSchema = z
+  .array(ClaimedSchema.extend({ printer: PrinterNameSchema }))
+  .meta({ id: 'ClaimBatch' });
+export type ClaimBatch = z.infer<typeof ClaimBatchSchema>;
+
+/**
+ * POST /aidc/jobs/results: results that happen together (several printers, or several steps of one job),
+ * applied in order, each exactly as POST /aidc/jobs/{jobRef}/result would with its own Idempotency-Key.
+ *
+ * @example
+ * ResultBatchRequestSchema.shape.results.element.shape.idempotencyKey
+ */
+export const ResultBatchRequestSchema = z
+  .object({
+    results: z
+      .array(
+        PrintResultSchema.extend({
+          jobRef: JobRefSchema,
+          idempotencyKey: z.uuid().meta({
+            description:
+              "This result's Idempotency-Key: the same key on the single result route replays the same answer",
+          }),
+        }),
+      )
+      .min(1)
+      .max(MAX_RESULTS_PER_CALL),
+  })
+  .meta({ id: 'ResultBatchRequest' });
+export type ResultBatchRequest = z.infer<typeof ResultBatchRequestSchema>;
+
+/**
+ * One result's answer in a batch: the status and body the single result route would have answered
+ * (`{ data: PrintJob }`, or the error envelope), and `replayed` when it is the kept answer of its key.
+ */
+export const ResultOutcomeSchema = z
+  .object({
+    jobRef: JobRefSchema,
+    status: z.number().int(),
+    replayed: z.boolean().optional(),
+    data: PrintJobSchema.optional(),
+    error: z
+      .object({
+        code: z.string().optional(),
+        message: z.string(),
+        details: z.record(z.string(), z.unknown()).optional(),
+      })
+      .optional(),
+  })
+  .meta({ id: 'ResultOutcome' });
+export type ResultOutcome = z.infer<typeof ResultOutcomeSchema>;

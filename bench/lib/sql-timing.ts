@@ -1,0 +1,77 @@
+/**
+ * Where SQLite's time goes, statement by statement, for the control plane running in this process: the
+ * `run`, `all` and `get` of better-sqlite3's statements are timed while the load runs, and their time is
+ * summed by what the statement writes or reads (the idempotency record, audit rows, the outbox, commits...).
+ * Benchmark-only: it wraps the driver's prototype in this process and puts it back on `stop()`.
+ */
+import SQLite from 'better-sqlite3';
+
+type Method = 'run' | 'all' | 'get';
+
+/** What a statement is for, from its text. */
+const GROUPS: [string, RegExp][] = [
+  ['commits (and begin)', /^(commit|begin|rollback)$/i],
+  ['savepoints (one per batched result)', /^(savepoint|release|rollback to)/i],
+  ['idempotency record', /"idempotency_keys"/],
+  ['audit rows', /"audit_log"/],
+  ['outbox rows and dispatcher', /"outbox"/],
+  ['claim (queue UPDATE)', /^update "print_jobs" set "state" = \?, "device_id"/],
+  ['print job reads and guarded UPDATEs', /"print_jobs"/],
+  ['evidence rows', /"print_evidence"/],
+  ['attempt rows', /"print_attempts"/],
+  [
+    'seal (receipt, EPCIS, metadata.print, events)',
+    /"(seal_receipts|epcis_events|epcis_event_epcs|carrier_serials|events)"/,
+  ],
+  ['authentication (devices, tenants, keys)', /"(devices|tenants|api_keys|oauth_assertions)"/],
+  ['passport version of a claim', /"(passports|passport_versions)"/],
+  ['transparency log', /"(log_nodes|log_tree_heads|log_state)"|leaf_index/],
+];
+
+export interface SqlShare {
+  name: string;
+  ms: number;
+  statements: number;
+}
+
+export class SqlTimer {
+  private readonly proto = Object.getPrototypeOf(new SQLite(':memory:').prepare('select 1')) as Record<
+    Method,
+    (...a: unknown[]) => unknown
+  >;
+  private readonly originals = new Map<Method, (...a: unknown[]) => unknown>();
+  private readonly bySource = new Map<string, { ms: number; n: number }>();
+
+  start(): void {
+    const bySource = this.bySource;
+    for (const m of ['run', 'all', 'get'] as const) {
+      const original = this.proto[m];
+      this.originals.set(m, original);
+      this.proto[m] = function (this: { source: string }, ...a: unknown[]) {
+        const t0 = performance.now();
+        try {
+          return original.apply(this, a);
+        } finally {
+          const e = bySource.get(this.source) ?? { ms: 0, n: 0 };
+          e.ms += performance.now() - t0;
+          e.n += 1;
+          bySource.set(this.source, e);
+        }
+      };
+    }
+  }
+
+  /** Puts the driver back and sums the time by group, largest first. */
+  stop(): SqlShare[] {
+    for (const [m, f] of this.originals) this.proto[m] = f;
+    const out = new Map<string, SqlShare>();
+    for (const [source, { ms, n }] of this.bySource) {
+      const name = GROUPS.find(([, re]) => re.test(source))?.[0] ?? 'other statements';
+      const s = out.get(name) ?? { name, ms: 0, statements: 0 };
+      s.ms += ms;
+      s.statements += n;
+      out.set(name, s);
+    }
+    return [...out.values()].sort((a, b) => b.ms - a.ms);
+  }
+}
