@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { type Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { type Kysely, type MigrationResult, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -170,11 +170,12 @@ async function migrate(db: Db, dialect: Dialect, pgSchema: string | undefined): 
     allowUnorderedMigrations: true,
     ...(pgSchema ? { migrationTableSchema: pgSchema } : {}),
   });
-  // Kysely checks for its bookkeeping tables by reading the tables of every schema in the database; a
-  // schema another user of the database drops meanwhile (parallel test suites, other services) fails that
-  // read with 3F000 invalid_schema_name. Nothing ran yet when that happens, so it is tried again.
+  // Kysely checks for its bookkeeping tables by reading the tables (and their columns' sequences) of every
+  // schema in the database; DDL another user of the database runs meanwhile (parallel test suites, other
+  // services dropping a schema or migrating theirs) fails that read: 3F000 invalid_schema_name, 42P01
+  // undefined_table, 42703 undefined_column. Nothing ran yet when that happens, so it is tried again.
   let { error, results } = await migrator.migrateToLatest();
-  for (let retry = 1; error && isInvalidSchemaName(error) && retry <= 10; retry++) {
+  for (let retry = 1; error && raceBeforeAnyMigration(error, results) && retry <= 10; retry++) {
     await new Promise((r) => setTimeout(r, 50 * retry));
     ({ error, results } = await migrator.migrateToLatest());
   }
@@ -186,8 +187,12 @@ async function migrate(db: Db, dialect: Dialect, pgSchema: string | undefined): 
   }
 }
 
-function isInvalidSchemaName(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '3F000';
+const CONCURRENT_DDL = new Set(['3F000', '42P01', '42703']);
+
+/** The migrator failed reading the catalog while another session changed it, before any migration ran. */
+function raceBeforeAnyMigration(err: unknown, results: readonly MigrationResult[] | undefined): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && CONCURRENT_DDL.has(code) && !results?.some((r) => r.status === 'Error');
 }
 
 /** The current instant as stored: ISO 8601 UTC with milliseconds. */
