@@ -65,7 +65,7 @@ async function inProcess(
     const devices = await enrollLoadDevices(t, admin, DEVICES, PRINTERS);
     const profiler = profile ? new CpuProfiler() : null;
     const sqlTimer = profile && dialect === 'sqlite' ? new SqlTimer() : null;
-    await profiler?.start();
+    await profiler?.start(dialect);
     sqlTimer?.start();
     const out = await runLoad({ urls: [t.url], devices, protocol, printers: PRINTERS });
     const sql = sqlTimer?.stop();

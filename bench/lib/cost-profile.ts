@@ -4,19 +4,7 @@
  * counts toward a cost when any frame of its stack matches it (so shares overlap: idempotency's SQL counts
  * toward both "idempotency" and "SQLite"). `self` is the share no other cost explains.
  */
-import { Session } from 'node:inspector/promises';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-
-interface Profile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
+import { type CpuProfile, type ProfileNode, startProfiling } from './v8-profile.js';
 
 /** A named cost: a frame belongs to it when its URL or function name matches. */
 export interface CostMatcher {
@@ -93,22 +81,14 @@ export interface CostShare {
 }
 
 export class CpuProfiler {
-  private readonly session = new Session();
+  private stopProfiling: (() => Promise<CpuProfile>) | undefined;
 
-  async start(): Promise<void> {
-    this.session.connect();
-    await this.session.post('Profiler.enable');
-    await this.session.post('Profiler.setSamplingInterval', { interval: 500 });
-    await this.session.post('Profiler.start');
+  async start(dialect: 'sqlite' | 'postgres'): Promise<void> {
+    this.stopProfiling = await startProfiling(`aidc-${dialect}`);
   }
 
   async stop(dialect: 'sqlite' | 'postgres'): Promise<{ layers: CostShare[]; parts: CostShare[] }> {
-    const { profile } = (await this.session.post('Profiler.stop')) as { profile: Profile };
-    this.session.disconnect();
-    if (process.env.BENCH_CPU_PROFILE) {
-      const { writeFileSync } = await import('node:fs');
-      writeFileSync(process.env.BENCH_CPU_PROFILE, JSON.stringify(profile));
-    }
+    const profile = await this.stopProfiling!();
     // On PostgreSQL a native frame named `get` or `run` is not SQLite's.
     const layers = dialect === 'sqlite' ? LAYERS : LAYERS.filter((l) => !l.name.startsWith('SQLite'));
     return { layers: summarise(profile, layers, 'innermost'), parts: summarise(profile, PARTS, 'every') };
@@ -126,7 +106,11 @@ function matches(c: CostMatcher, frame: ProfileNode['callFrame']): boolean {
  * sample counts for the first cost met walking from the running frame out; `every`: for each cost on its
  * stack.
  */
-export function summarise(profile: Profile, costs: CostMatcher[], mode: 'innermost' | 'every'): CostShare[] {
+export function summarise(
+  profile: CpuProfile,
+  costs: CostMatcher[],
+  mode: 'innermost' | 'every',
+): CostShare[] {
   const parent = new Map<number, number>();
   const byId = new Map<number, ProfileNode>();
   for (const n of profile.nodes) {

@@ -5,20 +5,7 @@
  * when that is not ours (`jose`, `better-sqlite3`, `jsqr`...). Idle time and the garbage collector are
  * their own rows.
  */
-import { Session } from 'node:inspector/promises';
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string };
-  children?: number[];
-}
-interface Profile {
-  nodes: ProfileNode[];
-  startTime: number;
-  endTime: number;
-  samples: number[];
-  timeDeltas: number[];
-}
+import { type CpuProfile, startProfiling } from './v8-profile.js';
 
 export interface ProfileRow {
   who: string;
@@ -26,22 +13,14 @@ export interface ProfileRow {
 }
 
 export async function startCpuProfile(): Promise<() => Promise<{ totalMs: number; rows: ProfileRow[] }>> {
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 500 });
-  await session.post('Profiler.start');
-  return async () => {
-    const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: Profile };
-    session.disconnect();
-    return summarise(profile);
-  };
+  const stop = await startProfiling('agent');
+  return async () => summarise(await stop());
 }
 
 const OURS = /\/(agent|control-plane|firmware-sim|shared)\/src\/([^/]+)/;
 const LIB = /node_modules\/((?:@[^/]+\/)?[^/]+)/;
 
-function summarise(p: Profile): { totalMs: number; rows: ProfileRow[] } {
+function summarise(p: CpuProfile): { totalMs: number; rows: ProfileRow[] } {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

@@ -1,19 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import { Session } from 'node:inspector/promises';
 import path from 'node:path';
-
-/** A node of a V8 CPU profile (the inspector's Profiler.Profile), only the fields read here. */
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-}
-
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples?: number[];
-  timeDeltas?: number[];
-}
+import { type CpuProfile, type ProfileNode, startProfiling } from './v8-profile.js';
 
 export interface ProfileLine {
   name: string;
@@ -60,7 +46,7 @@ export function summarise(profile: CpuProfile, top = 10): ProfileSummary {
   const categories = new Map<string, number>();
   let idle = 0;
   let busy = 0;
-  for (const id of profile.samples ?? []) {
+  for (const id of profile.samples) {
     const n = byId.get(id);
     if (!n) continue;
     if (n.callFrame.functionName === '(idle)') {
@@ -96,22 +82,15 @@ export async function profiled<T>(
   name: string,
   work: () => Promise<T>,
 ): Promise<{ result: T; summary: ProfileSummary }> {
-  const session = new Session();
-  session.connect();
+  const stop = await startProfiling(name, 200);
+  let result: T;
   try {
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 200 });
-    await session.post('Profiler.start');
-    const result = await work();
-    const { profile } = (await session.post('Profiler.stop')) as { profile: CpuProfile };
-    // DPP_BENCH_PROFILE_DIR keeps the whole profile, for Chrome DevTools or speedscope.
-    const dir = process.env.DPP_BENCH_PROFILE_DIR;
-    if (dir)
-      await writeFile(path.join(dir, `${name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
-    return { result, summary: summarise(profile) };
-  } finally {
-    session.disconnect();
+    result = await work();
+  } catch (err) {
+    await stop();
+    throw err;
   }
+  return { result, summary: summarise(await stop()) };
 }
 
 /** A few lines for the bench output: top categories and top functions by self time. */
