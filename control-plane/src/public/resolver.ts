@@ -15,7 +15,7 @@ import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '
 import { ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ambiguous } from './find.js';
-import { latestSeal, resolveKey, type Candidate } from './lookup.js';
+import { resolveKey, type Candidate } from './lookup.js';
 import { labelProofPath, successorLink } from './view.js';
 
 export const GS1_VOC = 'https://gs1.org/voc/';
@@ -166,8 +166,7 @@ export async function resolve(db: Db, req: Request, gtinSegment: string): Promis
         headers: { 'X-DPP-Gone-Reason': 'serial_voided', ...successorLink(r.candidate.successorId, '/p/') },
       });
     case 'one': {
-      const c = r.candidate;
-      const sealed = (await latestSeal(db, c.tenantId, key.gtin, key.serial)) !== null;
+      const { candidate: c, sealed } = r;
       const resolved: Resolved = { ...key, candidate: c, sealed };
       const link = linkHeader(anchor, origin, resolved);
       const linkType = new URLSearchParams(query).get('linkType');
