@@ -4,7 +4,7 @@
  * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
  */
 import { expressionBuilder, sql, type CompiledQuery } from 'kysely';
-import { currentMarketStatus, isServed, publicStatus, type PublicStatus } from '../passports/index.js';
+import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
 import type { Database, Db, ProductTable } from '../store/index.js';
 
 export interface Candidate {
@@ -238,6 +238,31 @@ export async function latestSeal(
   return row?.sealedAt ?? null;
 }
 
+const latestMarketStatusOf = prepared((db, productId: string) =>
+  db
+    .selectFrom('passport_market_status')
+    .select(['status', 'effective_at as since', 'reason'])
+    .where('product_id', '=', productId)
+    .orderBy('recorded_at', 'desc')
+    .limit(1),
+);
+
+/** What the public is shown of a market status: the latest recorded, as currentMarketStatus reads it. */
+export interface PublicMarketStatus {
+  status: string;
+  since: string;
+  reason: string | null;
+}
+
+/**
+ * The market status recorded last for a product (passports/market-status.ts, currentMarketStatus), in the
+ * public shape, or null when none was: one prepared statement on the hot path of every public read.
+ */
+export async function publicMarketStatus(db: Db, productId: string): Promise<PublicMarketStatus | null> {
+  const [row] = await latestMarketStatusOf(db, productId);
+  return row ? { status: row.status, since: row.since, reason: row.reason } : null;
+}
+
 /** What the consumer page shows about the item in hand: the serial on the scanned label. */
 export interface ItemInHand {
   serial: string;
@@ -246,7 +271,7 @@ export interface ItemInHand {
   /** When the item (its own product, or the product) was voided; null when it was not. */
   voidedAt: string | null;
   /** The market status recorded for the item's own product; null when none was. */
-  marketStatus: { status: string; since: string; reason: string | null } | null;
+  marketStatus: PublicMarketStatus | null;
   /** The label's latest seal by an enrolled print device; null when it was never sealed. */
   label: { sealedAt: string } | null;
 }
@@ -284,13 +309,13 @@ export async function itemInHand(db: Db, productId: string, serial: string): Pro
     .where('serial_number', '=', serial)
     .where('granularity', '<>', 'model')
     .executeTakeFirst();
-  const market = item ? await currentMarketStatus(db, item.id) : null;
+  const marketStatus = item ? await publicMarketStatus(db, item.id) : null;
   const sealedAt = await latestSeal(db, product.tenant_id, gtin, serial);
   return {
     serial,
     gtin,
     voidedAt: item?.voided_at ?? product.voided_at,
-    marketStatus: market ? { status: market.status, since: market.effectiveAt, reason: market.reason } : null,
+    marketStatus,
     label: sealedAt ? { sealedAt } : null,
   };
 }

@@ -5,7 +5,6 @@
 import { buildDigitalLink } from '@dpp/shared';
 import { ApiError } from '../http/index.js';
 import {
-  currentMarketStatus,
   parseSections,
   parseTiers,
   sectionProof,
@@ -14,7 +13,7 @@ import {
   HASH_ALGORITHM,
 } from '../passports/index.js';
 import type { Db } from '../store/index.js';
-import type { Candidate } from './lookup.js';
+import { publicMarketStatus, type Candidate } from './lookup.js';
 
 export interface PublicPassport {
   passportUid: string;
@@ -101,7 +100,7 @@ async function publicPartsOf(db: Db, versionId: string): Promise<VersionPart> {
 export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string): Promise<PublicPassport> {
   const part = await publicPartsOf(db, c.currentVersionId!);
   const digitalLink = c.digitalLink ?? buildDigitalLink(publicBaseUrl, c.gtin, c.serial);
-  const market = await currentMarketStatus(db, c.productId);
+  const marketStatus = await publicMarketStatus(db, c.productId);
   return {
     passportUid: c.productId,
     state: c.state ?? 'draft',
@@ -112,7 +111,7 @@ export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string
     ...part,
     algorithms: { hash: HASH_ALGORITHM, merkle: MERKLE_ALGORITHM },
     links: { self: `/api/v2/public/passport/${c.productId}`, page: `/p/${c.productId}`, digitalLink },
-    marketStatus: market ? { status: market.status, since: market.effectiveAt, reason: market.reason } : null,
+    marketStatus,
   };
 }
 
