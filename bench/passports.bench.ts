@@ -137,6 +137,14 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
   try {
     const redirects = await loadTest(`${t.url}/01/${sample.gtin}/21/${sample.serial}`);
     const reads = await loadTest(`${t.url}/api/v2/public/passport/${sample.id}`);
+    // Where a miss spends its time (Express, SQLite, rendering), after the measured runs.
+    for (const [title, url] of [
+      ['resolver 302, cache off', `${t.url}/01/${sample.gtin}/21/${sample.serial}`],
+      ['public passport read, cache off', `${t.url}/api/v2/public/passport/${sample.id}`],
+    ] as const) {
+      const { summary } = await profiled(title, () => loadTest(url, { seconds: PROFILE_SECONDS }));
+      console.log(formatSummary(title, summary));
+    }
     return [
       {
         work: '  resolver 302, cache off (each scan a lookup via Express)',
