@@ -333,14 +333,11 @@ export async function run(): Promise<BenchRow[]> {
       target: 'flat: <= start + 64 MB',
       met: s.endRss <= s.startRss + 64 * 2 ** 20,
     });
-    rows.push({
-      work: `  RSS growth from the first ${SOAK_WAVE.toLocaleString('en-US')} jobs (warm) to the last`,
-      figure: mb(s.endRss - s.warmRss),
-      unit: 'MB',
-      peer: { label: 'RSS after the first wave', figure: mb(s.warmRss) },
-      target: 'not proportional to jobs: <= 64 MB',
-      met: s.endRss - s.warmRss <= 64 * 2 ** 20,
-    });
+    // Where the growth happens, for reading the row above (it is not a second target).
+    console.log(
+      `  soak: RSS ${mb(s.warmRss).toFixed(0)} MB after the first ${SOAK_WAVE.toLocaleString('en-US')} jobs, ` +
+        `${mb(s.endRss - s.warmRss).toFixed(0)} MB more by the last`,
+    );
   }
   const notice = await noticeLatency();
   rows.push(

@@ -130,7 +130,8 @@ async function withPassports(publicCacheMaxAgeMs?: number) {
 
 /**
  * Without the cache (PUBLIC_CACHE_MAX_AGE_MS=0) every request is a lookup through Express: what a scan of
- * a serial nobody scanned in the last moment costs, which is most scans. Reported, with the absolute target.
+ * a serial nobody scanned in the last moment costs, which is most scans. Judged by the same targets as the
+ * cached figures: every scan counts.
  */
 async function uncached(peers: { redirects: number; reads: number }): Promise<BenchRow[]> {
   const { t, sample } = await withPassports(0);
@@ -152,8 +153,10 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
         unit: 'req/s',
         peer: { label: 'bare node:http 302, same bytes', figure: peers.redirects },
         ratio: redirects.requestsPerSecond / peers.redirects,
-        target: `>= ${TARGET_RPS}/s; p99 ${redirects.latencyP99Ms} ms`,
-        met: redirects.requestsPerSecond >= TARGET_RPS,
+        target: `>= ${TARGET_RATIO} of bare, p99 <= ${TARGET_P99_MS} ms (p99 ${redirects.latencyP99Ms} ms)`,
+        met:
+          redirects.requestsPerSecond / peers.redirects >= TARGET_RATIO &&
+          redirects.latencyP99Ms <= TARGET_P99_MS,
       },
       {
         work: '  public read, cache off (each read a lookup via Express)',
@@ -161,8 +164,8 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
         unit: 'req/s',
         peer: { label: 'bare node:http, same bytes', figure: peers.reads },
         ratio: reads.requestsPerSecond / peers.reads,
-        target: `>= ${TARGET_RPS}/s; p99 ${reads.latencyP99Ms} ms`,
-        met: reads.requestsPerSecond >= TARGET_RPS,
+        target: `>= ${TARGET_RATIO} of bare, p99 <= ${TARGET_P99_MS} ms (p99 ${reads.latencyP99Ms} ms)`,
+        met: reads.requestsPerSecond / peers.reads >= TARGET_RATIO && reads.latencyP99Ms <= TARGET_P99_MS,
       },
     ];
   } finally {
