@@ -11,7 +11,14 @@
  * Hashes are lower-case hex. A proof lists the sibling hashes from the leaf up, each with its side.
  */
 import { canonicalJson } from '@dpp/shared';
-import { inclusionProof, leafHash, memoryReader, nodeHash, treeRoot } from '../transparency/tree.js';
+import {
+  inclusionProof,
+  leafHash,
+  memoryReader,
+  nodeHash,
+  splitPoint,
+  treeRoot,
+} from '../transparency/tree.js';
 
 export const MERKLE_ALGORITHM = 'RFC6962-SHA-256 over RFC8785 {name, content} leaves sorted by name';
 
@@ -45,8 +52,7 @@ export function sortedSections(sections: Readonly<Record<string, unknown>>): str
 /** Which side each step of leaf m's audit path (RFC 6962 §2.1.1) has its sibling on, from the leaf up. */
 function sides(m: number, n: number): MerkleStep['side'][] {
   if (n <= 1) return [];
-  let k = 1;
-  while (k * 2 < n) k *= 2;
+  const k = splitPoint(n);
   return m < k ? [...sides(m, k), 'right'] : [...sides(m - k, n - k), 'left'];
 }
 

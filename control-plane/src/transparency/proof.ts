@@ -59,8 +59,12 @@ export async function labelProof(deps: ProofDeps, gtin: string, serial: string):
   if (rows.length === 0) throw notFound();
   const head = await deps.log.latestHead();
   const seals = [];
+  // One statement per device, however many of the label's seals it made.
+  const statements = new Map<string, Promise<string | null>>();
   for (const r of rows) {
-    const statement = await signedDeviceStatement(deps, r.device_id!);
+    const deviceId = r.device_id!;
+    if (!statements.has(deviceId)) statements.set(deviceId, signedDeviceStatement(deps, deviceId));
+    const statement = await statements.get(deviceId)!;
     const logged = head && r.leaf_index !== null && r.leaf_index < head.tree_size;
     seals.push({
       jobRef: r.job_ref,

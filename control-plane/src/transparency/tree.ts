@@ -47,8 +47,8 @@ export function nodeHash(left: Hash, right: Hash): Hash {
   return sha256(NODE, left, right);
 }
 
-/** The largest power of two smaller than n (n > 1). */
-function splitPoint(n: number): number {
+/** The largest power of two smaller than n (n > 1): where RFC 9162 splits a tree of n leaves. */
+export function splitPoint(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
