@@ -13,8 +13,10 @@ describe('loadConfig', () => {
       mqttUrl: undefined,
       publicBaseUrl: 'http://localhost:8080',
       retentionDays: 30,
+      heapGrowthPercent: 20,
     });
     expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
+    expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(loadConfig({}).secretsKey).toBeUndefined();
     expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
     expect(loadConfig({ SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') }).secretsKey).toEqual(
@@ -48,6 +50,8 @@ describe('loadConfig', () => {
     [{ RATE_LIMITS: 'gold=10/60' }, 'RATE_LIMITS'],
     [{ DPP_ENV: 'production', DPP_SEED_FILE: 'seed.json' }, 'DPP_SEED_FILE'],
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
+    [{ HEAP_GROWTH_PERCENT: '-5' }, 'HEAP_GROWTH_PERCENT'],
+    [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT'],
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],
     [{ SECRETS_KEY: 'ab'.repeat(31) }, 'SECRETS_KEY'],
     [{ SECRETS_KEY_PREVIOUS: 'ab'.repeat(32) }, 'SECRETS_KEY_PREVIOUS'],

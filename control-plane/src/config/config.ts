@@ -65,6 +65,11 @@ export interface Config {
   /** The key before a rotation: opens what it sealed; the start re-seals that under `secretsKey`. */
   secretsKeyPrevious: Buffer | undefined;
   logLevel: string;
+  /**
+   * HEAP_GROWTH_PERCENT: how far V8 lets the old generation grow past what survived its last full
+   * collection before it collects again (V8's --heap-growing-percent); 0 leaves it to V8's heuristics.
+   */
+  heapGrowthPercent: number;
   /** How long shutdown may take in all: in-flight requests get this long, then sockets and the store close. */
   shutdownGraceMs: number;
   /** /readyz answers 503 when the store does not answer a ping within this bound. */
@@ -135,6 +140,14 @@ function readPositiveInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
     throw new ConfigError(name, `must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function readPercent(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) > 1000)
+    throw new ConfigError(name, `must be a whole percentage from 0 to 1000, got "${raw}"`);
   return Number(raw);
 }
 
@@ -332,6 +345,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     secretsKey,
     secretsKeyPrevious,
     logLevel,
+    heapGrowthPercent: readPercent(env, 'HEAP_GROWTH_PERCENT', 20),
     shutdownGraceMs: readPositiveInt(env, 'SHUTDOWN_GRACE_MS', 10_000),
     readyTimeoutMs: readPositiveInt(env, 'READY_TIMEOUT_MS', 2_000),
     signingKeysRefreshMs: readPositiveInt(env, 'SIGNING_KEYS_REFRESH_SECONDS', 60) * 1000,
