@@ -27,6 +27,12 @@ export interface LoadInput {
    */
   protocol: 'single' | 'batch';
   printers: number;
+  /**
+   * Labels a second each printer can take (its mechanical limit): a device then claims no faster than its
+   * printers print, as a real floor does. Without it the devices go flat out, as fast as the control plane
+   * answers.
+   */
+  printerLabelsPerSecond?: number;
 }
 
 export interface LoadOutput {
@@ -62,6 +68,12 @@ async function run(input: LoadInput): Promise<LoadOutput> {
   let sealed = 0;
   const started = performance.now();
   const printers = Array.from({ length: input.printers }, (_, i) => ({ name: `zebra-${i + 1}` }));
+  // A paced device's printers take one label each per period; a call answered late does not catch up.
+  const periodMs = input.printerLabelsPerSecond ? 1000 / input.printerLabelsPerSecond : 0;
+  const pace = async (since: number) => {
+    const rest = since + periodMs - performance.now();
+    if (rest > 0) await new Promise((r) => setTimeout(r, rest));
+  };
   await Promise.all(
     devices.map(async (d) => {
       for (;;) {
@@ -74,6 +86,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
           await d.seal(c);
           resultMs.push((performance.now() - r0) / 5);
           sealed += 1;
+          await pace(c0);
         } else {
           const claims = await d.claimMany(printers);
           claimMs.push(performance.now() - c0);
@@ -82,6 +95,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
           await d.sealMany(claims);
           resultMs.push(performance.now() - r0);
           sealed += claims.length;
+          await pace(c0);
         }
       }
     }),
