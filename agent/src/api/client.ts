@@ -20,6 +20,8 @@ import {
   type PrintJob,
   PrintJobSchema,
   type PrintResult,
+  type ResultBatchRequest,
+  ResultOutcomeSchema,
   type ResultState,
 } from '@dpp/shared';
 import { AgentError } from '../errors.js';
@@ -33,11 +35,20 @@ export type Claimed = Omit<ClaimAnswerData, 'attempt_id'> & { attemptId: string 
 export type JobView = PrintJob;
 /** The body of POST /aidc/jobs/{ref}/result, as the outbox keeps and sends it. */
 export type ResultBody = PrintResult;
+/** One result of a batch (POST /aidc/jobs/results): its job, its body and its own Idempotency-Key. */
+export interface BatchedResultBody {
+  jobRef: string;
+  body: ResultBody;
+  idempotencyKey: string;
+}
+/** A batched result's answer: taken, or the error its own call would have thrown. */
+export type BatchAnswer = { ok: true } | { ok: false; error: unknown };
 
 const ClaimAnswer = z.object({ data: ClaimedSchema });
 const HeartbeatReply = z.object({ data: HeartbeatAnswerSchema });
 const JobAnswer = z.object({ data: PrintJobSchema });
 const CredentialsAnswer = z.object({ data: MqttCredentialsSchema });
+const OutcomesAnswer = z.object({ data: z.array(ResultOutcomeSchema) });
 
 export interface ControlPlaneClientOptions {
   baseUrl: string;
@@ -95,6 +106,31 @@ export class ControlPlaneClient {
     });
     if (answer.status !== 200) throw httpError(`result ${body.status}`, answer);
     return parse(JobAnswer, answer, 'result').data;
+  }
+
+  /**
+   * POST /aidc/jobs/results: results of several jobs in one call, each with its own Idempotency-Key. For
+   * each, taken, or the error {@link reportResult} would have thrown for its answer. One try, as a single
+   * result; throws when the call as a whole was not taken (including an answer that does not name the
+   * results it was sent, in order).
+   */
+  async reportResults(results: readonly BatchedResultBody[]): Promise<BatchAnswer[]> {
+    const request: ResultBatchRequest = {
+      results: results.map((r) => ({ ...r.body, jobRef: r.jobRef, idempotencyKey: r.idempotencyKey })),
+    };
+    const answer = await this.authed('POST', '/api/v2/aidc/jobs/results', request);
+    if (answer.status !== 200) throw httpError('results', answer);
+    const outcomes = parse(OutcomesAnswer, answer, 'results').data;
+    if (outcomes.length !== results.length || outcomes.some((o, i) => o.jobRef !== results[i]!.jobRef)) {
+      throw new AgentError('BAD_RESPONSE', 'results: the answer does not name the results sent, in order', {
+        status: answer.status,
+      });
+    }
+    return outcomes.map((o, i): BatchAnswer => {
+      if (o.status === 200) return { ok: true };
+      const what = `result ${results[i]!.body.status}`;
+      return { ok: false, error: httpError(what, { ...answer, status: o.status, body: { error: o.error } }) };
+    });
   }
 
   /**

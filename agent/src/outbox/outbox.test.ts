@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ResultState } from '@dpp/shared';
-import type { ResultBody } from '../api/index.js';
+import type { BatchAnswer, BatchedResultBody, ResultBody } from '../api/index.js';
 import { AgentError } from '../errors.js';
 import { silentLogger } from '../log.js';
 import { openAgentDatabase, type AgentDatabase } from '../store/index.js';
@@ -77,6 +77,40 @@ class FakeStateMachine {
   }
 }
 
+/**
+ * The same contract with the batch call: results in order, each faring as its own call would; the call as
+ * a whole fails while the control plane is down, or commits and loses its answer, as a single call does.
+ */
+class BatchingStateMachine extends FakeStateMachine {
+  /** Results per batch call, in order. */
+  batches: number[] = [];
+  /** The control plane refuses the batch call itself (not a result in it). */
+  refuseBatches = false;
+
+  async reportResults(results: readonly BatchedResultBody[]): Promise<BatchAnswer[]> {
+    this.batches.push(results.length);
+    if (this.down) throw new AgentError('NETWORK', 'ECONNREFUSED');
+    if (this.refuseBatches)
+      throw new AgentError('HTTP', 'refused', { status: 400, apiCode: 'VALIDATION_ERROR' });
+    const lose = this.loseAnswers > 0;
+    if (lose) this.loseAnswers--;
+    const [losing, beforeReplay] = [this.loseAnswers, this.loseAnswersBeforeReplay];
+    this.loseAnswers = this.loseAnswersBeforeReplay = 0;
+    const answers: BatchAnswer[] = [];
+    for (const r of results) {
+      try {
+        await this.reportResult(r.jobRef, r.body, r.idempotencyKey);
+        answers.push({ ok: true });
+      } catch (error) {
+        answers.push({ ok: false, error });
+      }
+    }
+    [this.loseAnswers, this.loseAnswersBeforeReplay] = [losing, beforeReplay];
+    if (lose) throw new AgentError('TIMEOUT', 'answer lost');
+    return answers;
+  }
+}
+
 let dir: string;
 let db: AgentDatabase;
 let sm: FakeStateMachine;
@@ -94,24 +128,27 @@ async function crash(): Promise<void> {
   db.close();
 }
 
-beforeEach(async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-agent-outbox-'));
-  sm = new FakeStateMachine();
-  open();
-});
-afterEach(async () => {
-  await outbox.stop();
-  db.close();
-  await rm(dir, { recursive: true, force: true });
-});
-
 const happy: ResultState[] = ['RENDERED', 'SPOOL_SUBMITTED', 'PRINTED_ATTESTED', 'SCAN_VERIFIED', 'SEALED'];
 
 function enqueueAll(jobRef: string, attemptId: string, statuses = happy) {
   return statuses.map((status) => outbox.enqueue({ jobRef, attemptId, status, evidence: { n: status } }));
 }
 
-describe('Outbox', () => {
+describe.each([
+  ['one call per result', false],
+  ['the due results of several jobs in one call', true],
+])('Outbox, %s', (_name, batching) => {
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-agent-outbox-'));
+    sm = batching ? new BatchingStateMachine() : new FakeStateMachine();
+    open();
+  });
+  afterEach(async () => {
+    await outbox.stop();
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
   it('delivers each job in order with one stable key per result', async () => {
     sm.claim('job_a', 'att-a');
     sm.claim('job_b', 'att-b');
@@ -235,5 +272,45 @@ describe('Outbox', () => {
     outbox.enqueue({ jobRef: 'job_z', attemptId: 'att-z', status: 'RENDERED', evidence: {} });
     expect(pruneSettled(db, 2)).toBe(3);
     expect(outbox.counts()).toMatchObject({ delivered: 2, pending: 1 });
+  });
+
+  it.runIf(batching)(
+    'sends the due heads of several jobs in one call, each with its own answer',
+    async () => {
+      for (const j of ['a', 'b', 'c']) sm.claim(`job_${j}`, `att-${j}`);
+      sm.down = true;
+      const rows = ['a', 'b', 'c'].flatMap((j) =>
+        enqueueAll(`job_${j}`, `att-${j}`, ['RENDERED', 'SPOOL_SUBMITTED']),
+      );
+      const stale = outbox.enqueue({ jobRef: 'job_z', attemptId: 'att-z', status: 'RENDERED', evidence: {} });
+      await expect.poll(() => (sm as BatchingStateMachine).batches.length).toBeGreaterThan(0);
+      sm.down = false;
+      outbox.retryNow();
+      const settled = await Promise.all(rows.map((r) => outbox.settled(r.id)));
+      expect(settled.every((x) => x.state === 'delivered')).toBe(true);
+      await expect(outbox.settled(stale.id)).resolves.toMatchObject({ state: 'rejected', httpStatus: 404 });
+      // The three jobs' and the unknown job's heads together, then the three jobs' next steps.
+      expect((sm as BatchingStateMachine).batches.slice(-2)).toEqual([4, 3]);
+      for (const j of ['a', 'b', 'c'])
+        expect(sm.applied.filter((x) => x.startsWith(`job_${j}`))).toEqual([
+          `job_${j}:RENDERED`,
+          `job_${j}:SPOOL_SUBMITTED`,
+        ]);
+    },
+  );
+
+  it.runIf(batching)('sends each result alone when the batch call itself is refused', async () => {
+    (sm as BatchingStateMachine).refuseBatches = true;
+    sm.claim('job_a', 'att-a');
+    sm.claim('job_b', 'att-b');
+    sm.down = true;
+    const rows = [...enqueueAll('job_a', 'att-a'), ...enqueueAll('job_b', 'att-b')];
+    await expect.poll(() => sm.calls.length + (sm as BatchingStateMachine).batches.length).toBeGreaterThan(0);
+    sm.down = false;
+    outbox.retryNow();
+    const settled = await Promise.all(rows.map((r) => outbox.settled(r.id)));
+    expect(settled.every((x) => x.state === 'delivered')).toBe(true);
+    expect(sm.applied.filter((x) => x.startsWith('job_a'))).toEqual(happy.map((x) => `job_a:${x}`));
+    expect((sm as BatchingStateMachine).batches.length).toBeGreaterThan(0);
   });
 });

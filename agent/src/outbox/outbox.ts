@@ -3,6 +3,8 @@
  * Idempotency-Key, then delivered by this loop:
  *
  * - strictly in order per job: only the oldest pending row of a job is ever in flight;
+ * - the heads of several jobs that are due together go in one call (POST /aidc/jobs/results) when the
+ *   sender can, each with the answer its own call would have had;
  * - with the same Idempotency-Key on every try, so a result whose answer was lost replays on the control
  *   plane instead of moving the job twice;
  * - with backoff while the control plane is unreachable (network, timeout, 5xx, 429), and a pause of
@@ -11,8 +13,8 @@
  *   recorded on the row, never retried, and settle whoever waits for it.
  */
 import { randomUUID } from 'node:crypto';
-import { type ResultState, TypedEvents } from '@dpp/shared';
-import type { ResultBody } from '../api/index.js';
+import { MAX_RESULTS_PER_CALL, type ResultState, TypedEvents } from '@dpp/shared';
+import type { BatchAnswer, BatchedResultBody, ResultBody } from '../api/index.js';
 import { isTransient } from '../api/index.js';
 import { AgentError, toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -40,6 +42,11 @@ export interface ResultSender {
    * retry gets when its twin (same key, answer lost) is still committing instead of a replay.
    */
   alreadyApplied?(jobRef: string, body: ResultBody): Promise<boolean>;
+  /**
+   * Several results in one call (docs/device-protocol.md, "Batches"), in order: for each, taken, or the error
+   * its own `reportResult` would have thrown. Throws when the call as a whole was not taken.
+   */
+  reportResults?(results: readonly BatchedResultBody[]): Promise<BatchAnswer[]>;
 }
 
 export interface Settlement {
@@ -186,73 +193,116 @@ export class Outbox {
         await this.idle.sleep(next === Infinity ? 60_000 : Math.max(1, next - now));
         continue;
       }
-      await Promise.all(due.slice(0, this.opts.concurrency ?? 8).map((row) => this.deliver(row)));
+      if (this.opts.sender.reportResults && due.length > 1) {
+        await this.deliverTogether(due.slice(0, MAX_RESULTS_PER_CALL));
+      } else {
+        await Promise.all(due.slice(0, this.opts.concurrency ?? 8).map((row) => this.deliver(row)));
+      }
       if (++this.deliveries % 200 === 0) pruneSettled(this.opts.db, this.opts.keepSettled ?? 5000);
     }
   }
 
+  /** One row in its own call (POST /aidc/jobs/{ref}/result). */
   private async deliver(row: OutboxRow): Promise<void> {
-    const log = this.opts.log.child({ jobRef: row.job_ref, attemptId: row.attempt_id, status: row.status });
-    const at = () => new Date(this.now()).toISOString();
     try {
       await this.opts.sender.reportResult(
         row.job_ref,
         JSON.parse(row.body) as ResultBody,
         row.idempotency_key,
       );
+      await this.answered(row, null);
+    } catch (caught) {
+      await this.answered(row, caught);
+    }
+  }
+
+  /**
+   * Rows of different jobs in one call (POST /aidc/jobs/results): each gets the answer its own call would
+   * have had. A call not taken as a whole waits and is tried again like one row; a refusal of the call
+   * itself (not of a result in it) sends each row alone, so each gets its own final answer.
+   */
+  private async deliverTogether(rows: readonly OutboxRow[]): Promise<void> {
+    const sender = this.opts.sender;
+    let answers: BatchAnswer[];
+    try {
+      answers = await sender.reportResults!(
+        rows.map((r) => ({
+          jobRef: r.job_ref,
+          body: JSON.parse(r.body) as ResultBody,
+          idempotencyKey: r.idempotency_key,
+        })),
+      );
+    } catch (caught) {
+      const err = toAgentError(caught);
+      if (isRetryable(err)) {
+        for (const row of rows) await this.answered(row, err);
+      } else {
+        await Promise.all(rows.slice(0, this.opts.concurrency ?? 8).map((row) => this.deliver(row)));
+      }
+      return;
+    }
+    for (const [i, row] of rows.entries()) {
+      const answer = answers[i]!;
+      await this.answered(row, answer.ok ? null : answer.error);
+    }
+  }
+
+  /** Records what the control plane answered a row (`caught` null: taken) and settles or schedules it. */
+  private async answered(row: OutboxRow, caught: unknown): Promise<void> {
+    const log = this.opts.log.child({ jobRef: row.job_ref, attemptId: row.attempt_id, status: row.status });
+    const at = () => new Date(this.now()).toISOString();
+    if (caught === null) {
       this.noteReachable();
       markDelivered(this.opts.db, row.id, 200, at());
       log.info({ tries: row.tries + 1 }, 'result delivered');
       this.settle(row.id, 'delivered');
       return;
-    } catch (caught) {
-      const err = toAgentError(caught);
-      if (err.code === 'BAD_RESPONSE' && err.status === 200) {
-        // The control plane took it (200); only its answer was odd.
-        this.noteReachable();
-        markDelivered(this.opts.db, row.id, 200, at());
-        this.settle(row.id, 'delivered');
-        return;
-      }
-      if (isRetryable(err)) {
-        const network = err.code === 'NETWORK' || err.code === 'TIMEOUT';
-        const cap = this.opts.maxBackoffMs ?? 30_000;
-        const base = this.opts.baseBackoffMs ?? 500;
-        const wait =
-          err.status === 401 || err.code === 'TOKEN_FAILED' ? cap : backoffMs(row.tries, base, cap);
-        if (network) {
-          this.pauseUntil = this.now() + backoffMs(this.networkFailures++, base, cap);
-          if (this.reachable) {
-            this.reachable = false;
-            this.events.emit('unreachable', { error: err.message, retryInMs: wait });
-          }
-        }
-        markRetry(this.opts.db, row.id, this.now() + wait, err.apiCode ?? err.code, err.message);
-        log.warn(
-          { err: err.toJSON(), retryInMs: wait, tries: row.tries + 1 },
-          'result not delivered; will retry',
-        );
-        this.events.emit('changed');
-        return;
-      }
-      this.noteReachable();
-      if (err.apiCode === 'INVALID_TRANSITION' && row.tries > 0 && (await this.appliedBefore(row))) {
-        markDelivered(this.opts.db, row.id, 200, at());
-        log.info({ tries: row.tries + 1 }, 'result found applied by an earlier try');
-        this.settle(row.id, 'delivered');
-        return;
-      }
-      const code = err.apiCode ?? err.code;
-      const skipped = markRejected(this.opts.db, row, {
-        httpStatus: err.status ?? null,
-        code,
-        message: err.message,
-        at: at(),
-      });
-      log.warn({ code, httpStatus: err.status, skipped }, 'result refused by the control plane (final)');
-      this.settle(row.id, 'rejected');
-      for (const id of skipped) this.settle(id, 'skipped');
     }
+    const err = toAgentError(caught);
+    if (err.code === 'BAD_RESPONSE' && err.status === 200) {
+      // The control plane took it (200); only its answer was odd.
+      this.noteReachable();
+      markDelivered(this.opts.db, row.id, 200, at());
+      this.settle(row.id, 'delivered');
+      return;
+    }
+    if (isRetryable(err)) {
+      const network = err.code === 'NETWORK' || err.code === 'TIMEOUT';
+      const cap = this.opts.maxBackoffMs ?? 30_000;
+      const base = this.opts.baseBackoffMs ?? 500;
+      const wait = err.status === 401 || err.code === 'TOKEN_FAILED' ? cap : backoffMs(row.tries, base, cap);
+      if (network) {
+        this.pauseUntil = this.now() + backoffMs(this.networkFailures++, base, cap);
+        if (this.reachable) {
+          this.reachable = false;
+          this.events.emit('unreachable', { error: err.message, retryInMs: wait });
+        }
+      }
+      markRetry(this.opts.db, row.id, this.now() + wait, err.apiCode ?? err.code, err.message);
+      log.warn(
+        { err: err.toJSON(), retryInMs: wait, tries: row.tries + 1 },
+        'result not delivered; will retry',
+      );
+      this.events.emit('changed');
+      return;
+    }
+    this.noteReachable();
+    if (err.apiCode === 'INVALID_TRANSITION' && row.tries > 0 && (await this.appliedBefore(row))) {
+      markDelivered(this.opts.db, row.id, 200, at());
+      log.info({ tries: row.tries + 1 }, 'result found applied by an earlier try');
+      this.settle(row.id, 'delivered');
+      return;
+    }
+    const code = err.apiCode ?? err.code;
+    const skipped = markRejected(this.opts.db, row, {
+      httpStatus: err.status ?? null,
+      code,
+      message: err.message,
+      at: at(),
+    });
+    log.warn({ code, httpStatus: err.status, skipped }, 'result refused by the control plane (final)');
+    this.settle(row.id, 'rejected');
+    for (const id of skipped) this.settle(id, 'skipped');
   }
 
   private async appliedBefore(row: OutboxRow): Promise<boolean> {
