@@ -5,7 +5,7 @@
  */
 import { expressionBuilder, sql, type CompiledQuery } from 'kysely';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
-import type { Database, Db, ProductTable } from '../store/index.js';
+import { directReads, type Database, type Db, type ProductTable } from '../store/index.js';
 
 export interface Candidate {
   productId: string;
@@ -58,23 +58,27 @@ type Row = Awaited<ReturnType<ReturnType<typeof selectCandidate>['execute']>>[nu
 
 /**
  * The public lookups are the hot path of every scan: their SQL is built once per store and run with new
- * parameters (the builder costs more than SQLite's indexed lookup). Sentinel values mark where each
- * argument goes in the compiled parameter list.
+ * parameters, straight on the driver where the store allows it (store/direct-reads.ts; the builder and
+ * Kysely's executor cost more than SQLite's indexed lookup). Sentinel values mark where each argument
+ * goes in the compiled parameter list.
  */
 function prepared<R, A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> }) {
-  const cache = new WeakMap<Db, CompiledQuery<R>>();
-  return async (db: Db, ...args: A): Promise<R[]> => {
-    let compiled = cache.get(db);
-    const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
-    if (!compiled) {
-      compiled = build(db, ...sentinels).compile();
-      cache.set(db, compiled);
+  const cache = new WeakMap<Db, { compiled: CompiledQuery<R>; argumentAt: number[] }>();
+  return (db: Db, ...args: A): Promise<R[]> => {
+    let statement = cache.get(db);
+    if (!statement) {
+      const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
+      const compiled = build(db, ...sentinels).compile();
+      // For each parameter, the argument it takes (-1: a constant of the query).
+      const argumentAt = compiled.parameters.map((p) => sentinels.indexOf(p as string));
+      statement = { compiled, argumentAt };
+      cache.set(db, statement);
     }
-    const parameters = compiled.parameters.map((p) => {
-      const i = sentinels.indexOf(p as string);
-      return i < 0 ? p : args[i];
-    });
-    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+    const { compiled, argumentAt } = statement;
+    const parameters = argumentAt.map((a, i) => (a < 0 ? compiled.parameters[i] : args[a]));
+    const direct = directReads(db);
+    if (direct) return direct.all<R>(compiled.sql, parameters);
+    return db.executeQuery<R>({ ...compiled, parameters }).then((r) => r.rows);
   };
 }
 
