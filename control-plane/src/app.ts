@@ -109,6 +109,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       );
 
   const publicCache = new PublicAnswerCache({ maxAgeMs: config.publicCacheMaxAgeMs, now });
+  const publicAnswers = { db: store.db, publicBaseUrl: config.publicBaseUrl, cache: publicCache };
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({
@@ -178,12 +179,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       now,
       onGenerationQueued: () => deps.services.passports?.worker.wake(),
     }),
-    ...publicRoutes({
-      db: store.db,
-      registry: schemaRegistry,
-      publicBaseUrl: config.publicBaseUrl,
-      cache: publicCache,
-    }),
+    ...publicRoutes({ ...publicAnswers, registry: schemaRegistry }),
     ...advisoryRoutes({ db: store.db, publicBaseUrl: config.publicBaseUrl, now }),
     ...complianceRoutes({ db: store.db, now }),
     ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),

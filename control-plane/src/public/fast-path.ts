@@ -60,10 +60,10 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
         ...answer.headers,
       }).flat();
       // As res.json sets it; an empty answer gets Content-Length: 0 from node, except for HEAD.
-      const length = String(answer.body?.length ?? 0);
+      const length = String(answer.bytes?.length ?? 0);
       f = {
         get: [...common, 'Content-Length', length],
-        head: answer.body ? [...common, 'Content-Length', length] : common,
+        head: answer.bytes ? [...common, 'Content-Length', length] : common,
       };
       fixed.set(answer, f);
     }
@@ -120,8 +120,8 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
       'X-RateLimit-Reset',
       rate['X-RateLimit-Reset']!,
     ]);
-    if (method === 'HEAD' || answer.body === undefined) res.end();
-    else res.end(answer.body);
+    if (method === 'HEAD' || answer.bytes === undefined) res.end();
+    else res.end(answer.bytes);
     // What requestLog and the metrics middleware record for a request Express answered.
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const route = answer.route;
