@@ -6,7 +6,7 @@
  * from it when fresh, into it when it is on and the answer depends on nothing but its key.
  */
 import type { Request } from 'express';
-import type { JsonReply } from '../http/index.js';
+import { errorReply, type ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { cachedAnswer, type CachedAnswer, type PublicAnswerCache } from './cache.js';
 import { findServed } from './find.js';
@@ -75,4 +75,9 @@ export function resolverAnswer(
 /** A person who scanned the label in a browser (Accept prefers HTML to JSON) gets an error as a page. */
 export function wantsErrorPage(req: Request): boolean {
   return req.accepts(['application/json', 'text/html']) === 'text/html';
+}
+
+/** A typed error's JSON answer, as the error handler sends it (errorReply, then res.json). */
+export function errorAnswer(err: ApiError, route: string): CachedAnswer {
+  return cachedAnswer(errorReply(err), route);
 }
