@@ -1,6 +1,6 @@
 /**
  * Reads straight on the driver, for the few statements every scan runs (public/lookup.ts): the statement
- * is prepared once (a cached better-sqlite3 statement; on PostgreSQL a named prepared statement, parsed
+ * is prepared once (a better-sqlite3 statement; on PostgreSQL a named prepared statement, parsed
  * once per pooled connection) and run without Kysely's per-query work (connection provider, the driver's
  * mutex, result plugins), which costs about as much as the indexed read itself. The SQL is still built
  * and compiled by Kysely, once; the rows are the driver's, as Kysely would hand them over.
@@ -24,11 +24,20 @@ export function directReads(db: Db): DirectReads | undefined {
   return readers.get(db);
 }
 
-/** On SQLite: the statement cache of the one connection (store/database.ts), in the connection's turn. */
+/** On SQLite: each statement prepared once on the one connection, run in the connection's turn. */
 export function enableSqliteReads<DB>(db: GuardedKysely<DB>, database: SQLite.Database): void {
+  const statements = new Map<string, SQLite.Statement>();
+  const statementOf = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
   readers.set(db, {
     all: <R>(sql: string, parameters: readonly unknown[]) =>
-      db.withConnection(() => database.prepare(sql).all(parameters) as R[]),
+      db.withConnection(() => statementOf(sql).all(parameters) as R[]),
   });
 }
 
