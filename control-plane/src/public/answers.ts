@@ -6,12 +6,12 @@
  * from it when fresh, into it when it is on and the answer depends on nothing but its key.
  */
 import type { Request } from 'express';
-import { errorReply, type ApiError, type JsonReply } from '../http/index.js';
+import { errorReply, type ApiError } from '../http/index.js';
 import type { Db } from '../store/index.js';
-import { cachedAnswer, type CachedAnswer, type PublicAnswerCache } from './cache.js';
+import { cachedAnswer, jsonAnswer, type CachedAnswer, type PublicAnswerCache } from './cache.js';
 import { findServed } from './find.js';
 import { resolve, type ResolverRequest } from './resolver.js';
-import { publicPassport } from './view.js';
+import { publicPassportJson } from './view.js';
 
 export const PUBLIC_PASSPORT_ROUTE = '/api/v2/public/passport/{uid}';
 export const RESOLVER_ROUTE = '/01/{gtin}/21/{serial}';
@@ -36,12 +36,11 @@ export function passportAnswer(deps: PublicAnswerDeps, key: string, uid: string)
     key,
     async () => {
       const c = await findServed(deps.db, uid, '/api/v2/public/passport/');
-      const reply: JsonReply = {
-        status: 200,
-        body: await publicPassport(deps.db, c, deps.publicBaseUrl),
-        headers: { 'Cache-Control': 'public, max-age=60' },
-      };
-      const answer = cachedAnswer(reply, PUBLIC_PASSPORT_ROUTE);
+      const answer = jsonAnswer(
+        { status: 200, headers: { 'Cache-Control': 'public, max-age=60' } },
+        await publicPassportJson(deps.db, c, deps.publicBaseUrl),
+        PUBLIC_PASSPORT_ROUTE,
+      );
       return { value: answer, answer };
     },
     itself,

@@ -132,14 +132,21 @@ export class PublicAnswerCache {
  * `res.json` gives (the reply's own, else application/json, with `charset=utf-8`) and the body's bytes.
  */
 export function cachedAnswer(reply: JsonReply, route: string): CachedAnswer {
+  const json = reply.body !== undefined && reply.status !== 204 ? JSON.stringify(reply.body) : undefined;
+  return jsonAnswer({ status: reply.status, headers: reply.headers ?? {} }, json, route);
+}
+
+/** `cachedAnswer` of a body already serialised to JSON (undefined for none). */
+export function jsonAnswer(
+  reply: { status: number; headers: Readonly<Record<string, string>> },
+  json: string | undefined,
+  route: string,
+): CachedAnswer {
   const headers: Record<string, string> = { ...reply.headers };
-  let bytes: Buffer | undefined;
-  if (reply.body !== undefined && reply.status !== 204) {
-    bytes = Buffer.from(JSON.stringify(reply.body));
-    const type = headers['Content-Type'] ?? 'application/json';
-    headers['Content-Type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
-  }
-  return { status: reply.status, headers, bytes, route };
+  if (json === undefined) return { status: reply.status, headers, bytes: undefined, route };
+  const type = headers['Content-Type'] ?? 'application/json';
+  headers['Content-Type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
+  return { status: reply.status, headers, bytes: Buffer.from(json), route };
 }
 
 /** The key of a public answer: origin, URL (path and query) and whether Accept asks for a linkset. */
