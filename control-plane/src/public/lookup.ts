@@ -26,6 +26,8 @@ export interface Candidate {
   tenantName: string;
   issuerDid: string | null;
   status: PublicStatus;
+  /** The market status recorded last, when the lookup read it (by uid); undefined when it did not. */
+  marketStatus?: PublicMarketStatus | null;
 }
 
 function selectCandidate(db: Db) {
@@ -82,7 +84,29 @@ function prepared<R, A extends string[]>(build: (db: Db, ...args: A) => { compil
   };
 }
 
-const byUid = prepared((db, uid: string) => selectCandidate(db).where('p.id', '=', uid));
+/**
+ * The product of a uid with its passport and the market status recorded last (as `latestMarketStatusOf`
+ * reads it): the public read needs both, and one statement costs less than two.
+ */
+const byUid = prepared((db, uid: string) =>
+  selectCandidate(db)
+    .leftJoin('passport_market_status as ms', (j) =>
+      j.on((eb) =>
+        eb(
+          'ms.id',
+          '=',
+          eb
+            .selectFrom('passport_market_status as latest')
+            .select('latest.id')
+            .whereRef('latest.product_id', '=', 'p.id')
+            .orderBy('latest.recorded_at', 'desc')
+            .limit(1),
+        ),
+      ),
+    )
+    .select(['ms.status as marketStatus', 'ms.effective_at as marketSince', 'ms.reason as marketReason'])
+    .where('p.id', '=', uid),
+);
 
 /**
  * The candidates of a GTIN + serial in one statement: products whose own gtin and serial are the key
@@ -113,7 +137,8 @@ const byKey = prepared((db, gtin: string, serial: string) => {
     .select([sql<number>`1`.as('source'), sealed])
     .where('cs.gtin', '=', gtin)
     .where('cs.serial', '=', serial);
-  return own.unionAll(allocated).orderBy('source');
+  // Ordered by source in JavaScript (candidatesByKey): an ORDER BY over the union costs SQLite a temporary b-tree.
+  return own.unionAll(allocated);
 });
 
 /** Whether any product or allocated serial of any tenant carries the GTIN: one statement, first row wins. */
@@ -154,10 +179,15 @@ function toCandidate(r: Row, serial: string): Candidate {
   };
 }
 
-/** The product of a uid (any tenant), with its passport, or undefined. */
+/** The product of a uid (any tenant), with its passport and its market status, or undefined. */
 export async function candidateByUid(db: Db, uid: string): Promise<Candidate | undefined> {
   const [row] = await byUid(db, uid);
-  return row ? toCandidate(row, row.productSerial) : undefined;
+  if (!row) return undefined;
+  const marketStatus =
+    row.marketStatus === null
+      ? null
+      : { status: row.marketStatus, since: row.marketSince!, reason: row.marketReason };
+  return { ...toCandidate(row, row.productSerial), marketStatus };
 }
 
 interface KeyCandidate {
@@ -169,7 +199,8 @@ interface KeyCandidate {
 /** Every product a GTIN + serial names, in any tenant: by its own serial first, then by an allocated serial. */
 async function candidatesByKey(db: Db, gtin: string, serial: string): Promise<KeyCandidate[]> {
   const byId = new Map<string, KeyCandidate>();
-  for (const r of await byKey(db, gtin, serial))
+  const rows = (await byKey(db, gtin, serial)).sort((a, b) => a.source - b.source);
+  for (const r of rows)
     if (!byId.has(r.productId))
       // SQLite answers EXISTS as 0 or 1, PostgreSQL as a boolean.
       byId.set(r.productId, { candidate: toCandidate(r, serial), sealed: Boolean(r.sealed) });

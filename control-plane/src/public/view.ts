@@ -106,7 +106,8 @@ async function publicPartsOf(db: Db, versionId: string): Promise<KeptPart> {
 /** What a public passport shows besides its version's parts: before them, and after them. */
 async function passportFields(db: Db, c: Candidate, publicBaseUrl: string) {
   const digitalLink = c.digitalLink ?? buildDigitalLink(publicBaseUrl, c.gtin, c.serial);
-  const marketStatus = await publicMarketStatus(db, c.productId);
+  const marketStatus =
+    c.marketStatus === undefined ? await publicMarketStatus(db, c.productId) : c.marketStatus;
   const before = {
     passportUid: c.productId,
     state: c.state ?? 'draft',
