@@ -86,7 +86,7 @@ export interface BuiltApp {
   ipLimiter: IpLimiter;
   /** Answers of the resolver and the public passport kept for a moment (emptied on every write). */
   publicCache: PublicAnswerCache;
-  /** The server's handler: the resolver and the public passport read before Express (public/fast-path.ts), the rest by `app`. */
+  /** The server's handler: the resolver and the public passport read before Express (public/fast-path.ts). */
   handler: (req: IncomingMessage, res: ServerResponse) => void;
 }
 

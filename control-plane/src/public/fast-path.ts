@@ -47,7 +47,10 @@ import { answerKey, type CachedAnswer } from './cache.js';
 import { PUBLIC_CORS_HEADERS } from './cors.js';
 
 export interface FastPathDeps {
-  /** The Express app behind: it answers what this does not, and its `trust proxy` decides what X-Forwarded-* headers are believed. */
+  /**
+   * The Express app behind: it answers what this handler does not, and its `trust proxy` decides which
+   * X-Forwarded-* headers are believed.
+   */
   app: Express;
   answers: PublicAnswerDeps;
   ipLimiter: IpLimiter;
@@ -198,6 +201,7 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
     if ('answer' in outcome) return outcome.answer;
     const err = outcome.error;
     if (!(err instanceof ApiError) || err.status >= 500) return undefined;
+    // Without Accept, req.accepts names the first type offered (JSON): no page, and no Express request needed.
     if (accept !== undefined) {
       Object.setPrototypeOf(req, app.request);
       if (wantsErrorPage(req as Request)) return undefined;
