@@ -129,7 +129,7 @@ async function withPassports(publicCacheMaxAgeMs?: number) {
 }
 
 /**
- * Without the cache (PUBLIC_CACHE_MAX_AGE_MS=0) every request is a lookup through Express: what a scan of
+ * Without the cache (PUBLIC_CACHE_MAX_AGE_MS=0) every request is a lookup (by the fast path): what a scan of
  * a serial nobody scanned in the last moment costs, which is most scans. Judged by the same targets as the
  * cached figures: every scan counts.
  */
@@ -138,7 +138,7 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
   try {
     const redirects = await loadTest(`${t.url}/01/${sample.gtin}/21/${sample.serial}`);
     const reads = await loadTest(`${t.url}/api/v2/public/passport/${sample.id}`);
-    // Where a miss spends its time (Express, SQLite, rendering), after the measured runs.
+    // Where a miss spends its time (SQLite, rendering, the socket), after the measured runs.
     for (const [title, url] of [
       ['resolver 302, cache off', `${t.url}/01/${sample.gtin}/21/${sample.serial}`],
       ['public passport read, cache off', `${t.url}/api/v2/public/passport/${sample.id}`],
@@ -148,7 +148,7 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
     }
     return [
       {
-        work: '  resolver 302, cache off (each scan a lookup via Express)',
+        work: '  resolver 302, cache off (each scan a lookup)',
         figure: redirects.requestsPerSecond,
         unit: 'req/s',
         peer: { label: 'bare node:http 302, same bytes', figure: peers.redirects },
@@ -159,7 +159,7 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
           redirects.latencyP99Ms <= TARGET_P99_MS,
       },
       {
-        work: '  public read, cache off (each read a lookup via Express)',
+        work: '  public read, cache off (each read a lookup)',
         figure: reads.requestsPerSecond,
         unit: 'req/s',
         peer: { label: 'bare node:http, same bytes', figure: peers.reads },

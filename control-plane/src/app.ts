@@ -86,8 +86,8 @@ export interface BuiltApp {
   ipLimiter: IpLimiter;
   /** Answers of the resolver and the public passport kept for a moment (emptied on every write). */
   publicCache: PublicAnswerCache;
-  /** Answers cached public requests before Express; false when it did not (the server then calls `app`). */
-  fastPath: (req: IncomingMessage, res: ServerResponse) => boolean;
+  /** The server's handler: the resolver and the public passport read before Express (public/fast-path.ts). */
+  handler: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /** Wires the HTTP surface: global middleware, every domain's operations, the web pages, 404/405, errors. */
@@ -109,6 +109,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       );
 
   const publicCache = new PublicAnswerCache({ maxAgeMs: config.publicCacheMaxAgeMs, now });
+  const publicAnswers = { db: store.db, publicBaseUrl: config.publicBaseUrl, cache: publicCache };
   const routes: RouteDef[] = [];
   routes.push(
     ...healthRoutes({
@@ -178,12 +179,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
       now,
       onGenerationQueued: () => deps.services.passports?.worker.wake(),
     }),
-    ...publicRoutes({
-      db: store.db,
-      registry: schemaRegistry,
-      publicBaseUrl: config.publicBaseUrl,
-      cache: publicCache,
-    }),
+    ...publicRoutes({ ...publicAnswers, registry: schemaRegistry }),
     ...advisoryRoutes({ db: store.db, publicBaseUrl: config.publicBaseUrl, now }),
     ...complianceRoutes({ db: store.db, now }),
     ...(deps.services.aidc ? aidcRoutes(deps.services.aidc) : []),
@@ -231,13 +227,13 @@ export function buildApp(deps: AppDeps): BuiltApp {
   app.use(api);
   app.use(notFoundOrMethodNotAllowed(routes));
   app.use(errorHandler());
-  const fastPath = publicFastPath({
+  const handler = publicFastPath({
     app,
-    cache: publicCache,
+    answers: publicAnswers,
     ipLimiter,
     metrics,
     log,
     production: config.env === 'production',
   });
-  return { app, routes, metrics, limiter, ipLimiter, publicCache, fastPath };
+  return { app, routes, metrics, limiter, ipLimiter, publicCache, handler };
 }

@@ -256,10 +256,8 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const brokerSweep = setInterval(sweepBroker, 60_000);
   brokerSweep.unref();
 
-  // Cached resolver and public passport answers go out before Express (public/fast-path.ts).
-  const server: Server = createServer((req, res) => {
-    if (!built.fastPath(req, res)) built.app(req, res);
-  });
+  // Resolver and public passport answers go out before Express (public/fast-path.ts).
+  const server: Server = createServer(built.handler);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => {

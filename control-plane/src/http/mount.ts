@@ -10,6 +10,7 @@ import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
 import {
   type IdempotencyClaim,
+  isBytesReply,
   isStreamReply,
   type JsonReply,
   type Reply,
@@ -123,7 +124,8 @@ function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
           { tenantId: owner, route, key, requestHash: requestHash(req.path, req.body) },
           async () => {
             const r = await execute();
-            if (isStreamReply(r)) throw new Error(`${route}: idempotent operations answer JSON`);
+            if (isStreamReply(r) || isBytesReply(r))
+              throw new Error(`${route}: idempotent operations answer JSON`);
             return r as JsonReply;
           },
         );

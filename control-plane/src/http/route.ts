@@ -44,7 +44,18 @@ export interface StreamReply {
   headers?: Record<string, string>;
 }
 
-export type Reply = JsonReply | StreamReply;
+/**
+ * A reply already on its way to the wire: its body serialised once, by whoever keeps it (the public answer
+ * cache, public/cache.ts), with its Content-Type among the headers.
+ */
+export interface BytesReply {
+  status: number;
+  /** The body as sent, or undefined for none. */
+  bytes: Buffer | undefined;
+  headers: Readonly<Record<string, string>>;
+}
+
+export type Reply = JsonReply | StreamReply | BytesReply;
 
 /** The Idempotency-Key a handler claims itself (`idempotencyInOperation`); the owner is the tenant. */
 export type IdempotencyClaim = IdempotencyScope;
@@ -138,6 +149,10 @@ export function publicRoute<B = undefined, Q = undefined, P = undefined>(
 
 export function isStreamReply(r: Reply): r is StreamReply {
   return 'stream' in r;
+}
+
+export function isBytesReply(r: Reply): r is BytesReply {
+  return 'bytes' in r;
 }
 
 /** `/api/v2/products/{id}` -> `/api/v2/products/:id` */

@@ -1,4 +1,4 @@
-import type { JsonReply } from '../http/index.js';
+import type { BytesReply, JsonReply } from '../http/index.js';
 
 /**
  * Answers of the two hottest public operations (the resolver's redirect and the public passport read),
@@ -18,14 +18,11 @@ import type { JsonReply } from '../http/index.js';
  * its URL (path and query) and whether its Accept asks for a linkset. Per-request headers (correlation id,
  * rate-limit counts) are added by whoever sends the answer.
  */
-export interface CachedAnswer {
-  /** The operation's reply, as the Express route sends it. */
-  reply: JsonReply;
-  status: number;
+export interface CachedAnswer extends BytesReply {
   /** The operation's own headers (Location, Link, Cache-Control, Vary, Content-Type). */
   headers: Readonly<Record<string, string>>;
   /** The body as sent (JSON), or undefined for none. */
-  body: Buffer | undefined;
+  bytes: Buffer | undefined;
   /** The route pattern, for logs and metrics (`/01/{gtin}/21/{serial}`). */
   route: string;
 }
@@ -131,18 +128,25 @@ export class PublicAnswerCache {
 }
 
 /**
- * A JSON reply as it goes on the wire: its headers with the content type Express's `res.json` gives
- * (the reply's own, else application/json, with `charset=utf-8`) and the serialised body.
+ * A JSON reply as it goes on the wire, serialised once: its headers with the content type Express's
+ * `res.json` gives (the reply's own, else application/json, with `charset=utf-8`) and the body's bytes.
  */
 export function cachedAnswer(reply: JsonReply, route: string): CachedAnswer {
+  const json = reply.body !== undefined && reply.status !== 204 ? JSON.stringify(reply.body) : undefined;
+  return jsonAnswer({ status: reply.status, headers: reply.headers ?? {} }, json, route);
+}
+
+/** `cachedAnswer` of a body already serialised to JSON (undefined for none). */
+export function jsonAnswer(
+  reply: { status: number; headers: Readonly<Record<string, string>> },
+  json: string | undefined,
+  route: string,
+): CachedAnswer {
   const headers: Record<string, string> = { ...reply.headers };
-  let body: Buffer | undefined;
-  if (reply.body !== undefined && reply.status !== 204) {
-    body = Buffer.from(JSON.stringify(reply.body));
-    const type = headers['Content-Type'] ?? 'application/json';
-    headers['Content-Type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
-  }
-  return { reply, status: reply.status, headers, body, route };
+  if (json === undefined) return { status: reply.status, headers, bytes: undefined, route };
+  const type = headers['Content-Type'] ?? 'application/json';
+  headers['Content-Type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
+  return { status: reply.status, headers, bytes: Buffer.from(json), route };
 }
 
 /** The key of a public answer: origin, URL (path and query) and whether Accept asks for a linkset. */

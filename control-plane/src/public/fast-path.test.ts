@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { livePassport, publish } from '@dpp/testkit/passports';
@@ -5,6 +7,7 @@ import {
   httpCaller,
   startTestControlPlane,
   testDialects,
+  type ApiCaller,
   type CallResult,
   type TestControlPlane,
 } from '@dpp/testkit';
@@ -164,4 +167,215 @@ describe.each(testDialects())('public answers from the cache and the fast path (
       }
     },
   );
+});
+
+/** Express's app hands every request to its `handle` (not in its type declarations). */
+type ExpressApp = { handle: (req: unknown, res: unknown, next?: unknown) => void };
+const requestsOf = (app: unknown) => vi.spyOn(app as ExpressApp, 'handle');
+
+/** A request and the status expected: [method, path, headers, status]. */
+type Case = [string, string, Record<string, string>, number];
+
+describe.each(
+  testDialects().flatMap((dialect) => [
+    { dialect, cache: 'on', maxAgeMs: 500 },
+    { dialect, cache: 'off', maxAgeMs: 0 },
+  ]),
+)('public answers looked up by the fast path ($dialect, cache $cache)', ({ dialect, maxAgeMs }) => {
+  let t: TestControlPlane;
+  let n = 7_300;
+  let live: { id: string; gtin: string; serial: string };
+  let voided: { id: string; gtin: string; serial: string };
+  /** The same app with nothing in front of it: Express answers every request. */
+  let express: { call: ApiCaller; host: string; close: () => void };
+  /** How many requests reached Express. */
+  let expressed: () => number;
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({
+      dialect,
+      env: { IP_RATE_LIMITS: 'public=1000/60' },
+      config: { publicCacheMaxAgeMs: maxAgeMs },
+    });
+    const key = t.tenants.a.admin;
+    const keyOf = (p: { id: string; body: Record<string, unknown> }) => ({
+      id: p.id,
+      gtin: p.body.gtin as string,
+      serial: p.body.serialNumber as string,
+    });
+    live = keyOf(await livePassport(t, key, ++n));
+    voided = keyOf(await livePassport(t, key, ++n));
+    const v = await t.call('POST', `/api/v2/products/${voided.id}/void`, {
+      key,
+      body: { reason: 'Destroyed in a fire' },
+    });
+    expect(v.status).toBe(200);
+    const app = t.cp.built.app;
+    const server = http.createServer(app);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    express = { call: httpCaller(`http://${host}`), host, close: () => server.close() };
+    const handle = requestsOf(app);
+    expressed = () => handle.mock.calls.length;
+  });
+  afterAll(async () => {
+    express?.close();
+    await t?.close();
+  });
+
+  /** Asks the fast path, then Express alone, each on an empty cache; returns both answers. */
+  async function both(method: string, path: string, headers: Record<string, string>) {
+    t.cp.built.publicCache.dropAll();
+    const before = expressed();
+    const fast = await t.call(method, path, { headers });
+    const reachedExpress = expressed() > before;
+    const stored = t.cp.built.publicCache.size;
+    t.cp.built.publicCache.dropAll();
+    const viaExpress = await express.call(method, path, { headers });
+    return { fast, viaExpress, reachedExpress, stored };
+  }
+
+  function expectSameAnswer(fast: CallResult, viaExpress: CallResult, what: string) {
+    // The one difference the two servers make by design: the Host the client sent, in absolute links.
+    const sameHost = (text: string) => text.replaceAll(express.host, new URL(t.url).host);
+    const expected = comparable(viaExpress);
+    expected.headers = Object.fromEntries(Object.entries(expected.headers).map(([k, v]) => [k, sameHost(v)]));
+    expect(comparable(fast), what).toEqual({ ...expected, text: sameHost(expected.text) });
+    // One budget for both, when the answer spends it: Express's answer came next.
+    const left = fast.headers.get('x-ratelimit-remaining');
+    expect(viaExpress.headers.get('x-ratelimit-remaining'), what).toBe(
+      left === null ? null : String(Number(left) - 1),
+    );
+  }
+
+  it('answers a lookup itself exactly as Express answers it, successes and errors alike', async () => {
+    const resolver = `/01/${live.gtin}/21/${live.serial}`;
+    const read = `/api/v2/public/passport/${live.id}`;
+    const cases: Case[] = [
+      ['GET', `${resolver}?utm_source=label`, {}, 302],
+      ['HEAD', resolver, {}, 302],
+      ['GET', `${resolver}/`, { Accept: 'text/html,application/xhtml+xml' }, 302],
+      ['GET', resolver, { Accept: 'application/linkset+json' }, 200],
+      ['GET', `${resolver}?linkType=all`, {}, 200],
+      ['GET', resolver, { 'X-Forwarded-Proto': 'https', 'X-Forwarded-For': '203.0.113.9' }, 302],
+      ['GET', read, {}, 200],
+      ['HEAD', read, {}, 200],
+      ['GET', `/api/v2/public/passport/01${live.gtin}21${live.serial}`, {}, 200],
+      ['GET', read, { 'X-Forwarded-For': '203.0.113.9, 10.0.0.1' }, 200],
+      // Errors: JSON, since these clients do not prefer a page.
+      ['GET', `/01/${live.gtin}/21/UNKNOWN-${n}`, {}, 404],
+      ['GET', `/01/${live.gtin}/21/UNKNOWN-${n}`, { Accept: 'application/json' }, 404],
+      ['HEAD', `/01/${live.gtin}/21/UNKNOWN-${n}`, {}, 404],
+      ['GET', `/01/09506000000015/21/${live.serial}`, {}, 404],
+      ['GET', `/01/09506000134353/21/${live.serial}`, {}, 400],
+      ['GET', `/01/${voided.gtin}/21/${voided.serial}`, {}, 410],
+      ['GET', `/api/v2/public/passport/${voided.id}`, {}, 410],
+      ['GET', '/api/v2/public/passport/01a219ac-eeb6-703d-ab41-c7869820d062', {}, 404],
+      ['HEAD', `/api/v2/public/passport/${voided.id}`, {}, 410],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const what = `${method} ${path} ${JSON.stringify(headers)}`;
+      const { fast, viaExpress, reachedExpress, stored } = await both(method, path, headers);
+      expect(fast.status, what).toBe(status);
+      expect(reachedExpress, `${what} reached Express`).toBe(false);
+      // Successes are kept when the cache is on; errors never are.
+      expect(stored, `${what} was stored`).toBe(maxAgeMs > 0 && status < 400 ? 1 : 0);
+      expectSameAnswer(fast, viaExpress, what);
+    }
+  });
+
+  it("echoes the caller's correlation id on a lookup and counts it in the metrics", async () => {
+    const path = `/01/${voided.gtin}/21/${voided.serial}`;
+    const count = async () => {
+      const m = await t.call('GET', '/metrics');
+      const line = m.text
+        .split('\n')
+        .find((l) =>
+          l.startsWith('dpp_http_requests_total{method="GET",route="/01/{gtin}/21/{serial}",status="410"}'),
+        );
+      return Number(line?.split(' ').at(-1) ?? 0);
+    };
+    const before = await count();
+    const r = await t.call('GET', path, { headers: { 'X-Correlation-Id': 'scan-43' } });
+    expect(r.headers.get('x-correlation-id')).toBe('scan-43');
+    await t.call('GET', path);
+    expect(await count()).toBe(before + 2);
+  });
+
+  it('leaves to Express what Express answers otherwise: a page for a browser, a credential, a conditional GET', async () => {
+    const gone = `/01/${voided.gtin}/21/${voided.serial}`;
+    const cases: Case[] = [
+      ['GET', gone, { Accept: 'text/html,application/xhtml+xml' }, 410],
+      ['GET', `/01/${live.gtin}/21/UNKNOWN-${n}`, { Accept: 'text/html' }, 404],
+      ['GET', `/01/${live.gtin}/21/${live.serial}`, { Authorization: 'Bearer not-a-key' }, 302],
+      // fetch sends Cache-Control: no-cache with a conditional header unless told otherwise.
+      [
+        'GET',
+        `/api/v2/public/passport/${live.id}`,
+        { 'If-None-Match': '*', 'Cache-Control': 'max-age=0' },
+        304,
+      ],
+      ['GET', '/api/v2/public/passport/%E0%A4%A', {}, 404],
+    ];
+    for (const [method, path, headers, status] of cases) {
+      const what = `${method} ${path} ${JSON.stringify(headers)}`;
+      const { fast, viaExpress, reachedExpress } = await both(method, path, headers);
+      expect(fast.status, what).toBe(status);
+      expect(reachedExpress, `${what} reached Express`).toBe(true);
+      expectSameAnswer(fast, viaExpress, what);
+    }
+  });
+
+  it.runIf(dialect === 'sqlite')(
+    'shows a void and a republish on the next lookup, with no cache to wait for',
+    async () => {
+      const p = await livePassport(t, t.tenants.a.admin, ++n);
+      const read = `/api/v2/public/passport/${p.id}`;
+      expect((await t.call('GET', read)).body.version.version).toBe(1);
+      expect((await publish(t, t.tenants.a.admin, p.id)).status).toBe(201);
+      expect((await t.call('GET', read)).body.version.version).toBe(2);
+      const resolver = `/01/${p.body.gtin as string}/21/${p.body.serialNumber as string}`;
+      expect((await t.call('GET', resolver)).status).toBe(302);
+      const v = await t.call('POST', `/api/v2/products/${p.id}/void`, {
+        key: t.tenants.a.admin,
+        body: { reason: 'Destroyed in a fire' },
+      });
+      expect(v.status).toBe(200);
+      expect((await t.call('GET', resolver)).status).toBe(410);
+      expect((await t.call('GET', read)).status).toBe(410);
+    },
+  );
+
+  it('refuses a client past its public budget through Express (429), each forwarded client on its own', async () => {
+    const s = await startTestControlPlane({
+      dialect,
+      env: { IP_RATE_LIMITS: 'public=3/60' },
+      config: { publicCacheMaxAgeMs: maxAgeMs },
+    });
+    try {
+      const p = await livePassport(s, s.tenants.a.admin, ++n);
+      const handle = requestsOf(s.cp.built.app);
+      const paths = [`/api/v2/public/passport/${p.id}`, `/01/${p.body.gtin as string}/21/UNKNOWN-${n}`];
+      const statuses = [];
+      for (let i = 0; i < 4; i++) {
+        s.cp.built.publicCache.dropAll();
+        statuses.push((await s.call('GET', paths[i % 2]!)).status);
+      }
+      expect(statuses).toEqual([200, 404, 200, 429]);
+      // Only the refusal went through Express.
+      expect(handle).toHaveBeenCalledTimes(1);
+      const refused = await s.call('GET', paths[1]!);
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('RATE_LIMITED');
+      expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+      expect(refused.headers.get('retry-after')).not.toBeNull();
+      const as = (ip: string) => s.call('GET', paths[0]!, { headers: { 'X-Forwarded-For': ip } });
+      const forwarded = [];
+      for (let i = 0; i < 4; i++) forwarded.push((await as('203.0.113.7')).status);
+      expect(forwarded).toEqual([200, 200, 200, 429]);
+      expect((await as('203.0.113.8')).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+  });
 });

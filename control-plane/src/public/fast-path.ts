@@ -1,21 +1,29 @@
 /**
- * A node:http handler in front of Express for the two hottest public operations: a resolver redirect or a
- * public passport read whose answer is in the cache (public/cache.ts) is sent from here, with everything
- * the Express chain adds to it (security headers, correlation id, public CORS headers, the client's
- * `public` IP budget and its X-RateLimit-* headers, the request log line, the request metrics), without
- * Express's router walking every route before it. Anything else (a miss, another route, a spent budget)
- * goes to Express untouched, and the Express route fills the cache, so the answer sent here is always one
- * Express produced for the same key (fast-path.test.ts compares the two byte for byte).
+ * A node:http handler in front of Express for the two hottest public operations, a resolver redirect and a
+ * public passport read: it answers them itself, whether the answer is in the public answer cache
+ * (public/cache.ts) or is looked up now, with everything the Express chain adds to it (security headers,
+ * correlation id, public CORS headers, the client's `public` IP budget and its X-RateLimit-* headers, the
+ * request log line, the request metrics), without Express's router walking every route before it. The
+ * answer is the one the Express route sends: both take it from public/answers.ts, and a lookup here fills
+ * the cache when it is on (fast-path.test.ts compares the two byte for byte, hits and misses).
  *
- * The profile of this path under load (bench/passports.bench.ts) is dominated by the socket write; the
- * rest is kept to what the answer needs: the peer's trust (TRUST_PROXY) is decided once per connection.
+ * What it hands to Express untouched, because Express answers it differently or decides more than the
+ * answer's key: any other route or method; a client whose budget is spent (the 429, without a lookup); a
+ * request with a credential (checked even on a public route) or a conditional GET (res.send may answer
+ * 304); a URL Express would split or decode otherwise (a malformed percent-escape, an over-long uid); a
+ * resolver error for a browser (a page); and any fault (the error handler's 500 and its log line).
+ *
+ * A miss is mostly the lookup (store/direct-reads.ts runs its prepared statements straight on the
+ * driver) and the socket write; the rest is kept to what the answer needs: the peer's trust
+ * (TRUST_PROXY) is decided once per connection, a body is serialised once.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { Express, Request } from 'express';
 import type { Metrics } from '../health/index.js';
 import {
+  ApiError,
   CORRELATION_HEADER,
   clientAddress,
   correlationIdOf,
@@ -25,86 +33,106 @@ import {
   type IpLimiter,
 } from '../http/index.js';
 import type { Logger } from '../logging/logger.js';
-import { answerKey, type CachedAnswer, type PublicAnswerCache } from './cache.js';
+import {
+  PUBLIC_PASSPORT_ROUTE,
+  RESOLVER_ROUTE,
+  UID_MAX_LENGTH,
+  errorAnswer,
+  passportAnswer,
+  resolverAnswer,
+  wantsErrorPage,
+  type PublicAnswerDeps,
+} from './answers.js';
+import { answerKey, type CachedAnswer } from './cache.js';
 import { PUBLIC_CORS_HEADERS } from './cors.js';
 
 export interface FastPathDeps {
-  /** The Express app behind: its `trust proxy` decides what X-Forwarded-* headers are believed. */
+  /**
+   * The Express app behind: it answers what this handler does not, and its `trust proxy` decides which
+   * X-Forwarded-* headers are believed.
+   */
   app: Express;
-  cache: PublicAnswerCache;
+  answers: PublicAnswerDeps;
   ipLimiter: IpLimiter;
   metrics: Metrics;
   log: Logger;
   production: boolean;
 }
 
-/** The paths the cache may hold (a cheap test before any work; the cache key decides the rest). */
-const CACHED_PREFIXES = ['/01/', '/api/v2/public/passport/'];
+/** The two routes as Express matches them (case-sensitive, a trailing slash tolerated). */
+const RESOLVER_PATH = /^\/01\/([^/]+)\/21\/[^/]+\/?$/;
+const PASSPORT_PATH = /^\/api\/v2\/public\/passport\/([^/]+)\/?$/;
+/** Characters with which parseurl (Express's req.path) no longer cuts the URL at its first `?` alone. */
+const UNUSUAL_URL = /[\t\n\f\r #\u00a0\ufeff]/;
+
+/**
+ * Requests whose answer depends on more than the key: a credential, which Express checks even on a public
+ * route, and a conditional GET, which res.send may answer 304 (If-None-Match: *).
+ */
+const decidedByExpress = (h: IncomingHttpHeaders) =>
+  h.authorization !== undefined || h['x-api-key'] !== undefined || h['if-none-match'] !== undefined;
 
 type TrustFn = (address: string, hop: number) => boolean;
 
-/** Returns a handler that answers from the cache and says whether it did. */
-export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const { app, cache, ipLimiter, metrics, log } = deps;
+/** The operation a request asks for, with its path segment percent-decoded as the router does. */
+type Operation =
+  { route: typeof RESOLVER_ROUTE; gtin: string } | { route: typeof PUBLIC_PASSPORT_ROUTE; uid: string };
+
+function operationOf(path: string): Operation | undefined {
+  try {
+    const resolver = RESOLVER_PATH.exec(path);
+    if (resolver) return { route: RESOLVER_ROUTE, gtin: decodeURIComponent(resolver[1]!) };
+    const passport = PASSPORT_PATH.exec(path);
+    if (passport) {
+      const uid = decodeURIComponent(passport[1]!);
+      return uid.length <= UID_MAX_LENGTH ? { route: PUBLIC_PASSPORT_ROUTE, uid } : undefined;
+    }
+  } catch {
+    // A malformed percent-escape: publicCors answers it.
+  }
+  return undefined;
+}
+
+/** Returns the server's request handler: the two public operations answered here, the rest by Express. */
+export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: ServerResponse) => void {
+  const { app, answers, ipLimiter, metrics, log } = deps;
+  const { cache } = answers;
   const trust = app.get('trust proxy fn') as TrustFn;
   // Whether a connection's peer is a trusted proxy: its address does not change while it is open.
   const trustedPeers = new WeakMap<Socket, boolean>();
+  const everyAnswer = Object.entries({
+    ...securityHeaderValues({ production: deps.production }),
+    ...PUBLIC_CORS_HEADERS,
+  }).flat();
   // Per answer, the headers every request sends alike (security, CORS, the answer's own, its length).
   const fixed = new WeakMap<CachedAnswer, { get: string[]; head: string[] }>();
   const fixedHeaders = (answer: CachedAnswer) => {
     let f = fixed.get(answer);
     if (!f) {
-      const common = Object.entries({
-        ...securityHeaderValues({ production: deps.production }),
-        ...PUBLIC_CORS_HEADERS,
-        ...answer.headers,
-      }).flat();
-      // As res.json sets it; an empty answer gets Content-Length: 0 from node, except for HEAD.
-      const length = String(answer.body?.length ?? 0);
+      const common = everyAnswer.concat(Object.entries(answer.headers).flat());
+      // As res.send sets it; an empty answer gets Content-Length: 0 from node, except for HEAD.
+      const length = String(answer.bytes?.length ?? 0);
       f = {
         get: [...common, 'Content-Length', length],
-        head: answer.body ? [...common, 'Content-Length', length] : common,
+        head: answer.bytes ? [...common, 'Content-Length', length] : common,
       };
       fixed.set(answer, f);
     }
     return f;
   };
 
-  return (req, res) => {
-    const method = req.method;
-    if (!cache.enabled || (method !== 'GET' && method !== 'HEAD')) return false;
-    const url = req.url ?? '';
-    if (!CACHED_PREFIXES.some((p) => url.startsWith(p))) return false;
-    const started = process.hrtime.bigint();
-    const socket = req.socket;
-    const peer = socket.remoteAddress;
-    if (peer === undefined) return false;
-    let trusted = trustedPeers.get(socket);
-    if (trusted === undefined) {
-      trusted = trust(peer, 0);
-      trustedPeers.set(socket, trusted);
-    }
-    // The origin as requestOrigin() reads it through Express (req.protocol honours X-Forwarded-Proto
-    // from a trusted peer; the host is the Host header).
-    let protocol = (socket as TLSSocket).encrypted ? 'https' : 'http';
-    const forwardedProto = req.headers['x-forwarded-proto'];
-    if (trusted && typeof forwardedProto === 'string' && forwardedProto !== '') {
-      const comma = forwardedProto.indexOf(',');
-      protocol = (comma < 0 ? forwardedProto : forwardedProto.slice(0, comma)).trim();
-    }
-    const answer = cache.get(
-      answerKey(`${protocol}://${req.headers.host ?? 'localhost'}`, url, req.headers.accept),
-    );
-    if (!answer) return false;
-    // The client as Express's req.ip names it: without X-Forwarded-For from a trusted peer, the peer.
-    let address = peer;
-    if (trusted && req.headers['x-forwarded-for'] !== undefined) {
-      Object.setPrototypeOf(req, app.request);
-      address = clientAddress(req as Request);
-    }
-    // A spent budget is refused by Express (429 and its headers); a refused take counts nothing.
-    const budget = ipLimiter.take(ipBudgetKey('public', address), 'public');
+  /** Sends an answer on the client's budget; false when the budget is spent (Express answers the 429). */
+  const send = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    answer: CachedAnswer,
+    budgetKey: string,
+    started: bigint,
+  ): boolean => {
+    // A refused take counts nothing, so Express's own take refuses the same way.
+    const budget = ipLimiter.take(budgetKey, 'public');
     if (!budget.allowed) return false;
+    const method = req.method!;
     const given = req.headers['x-correlation-id'];
     const correlationId = correlationIdOf(typeof given === 'string' ? given : undefined);
     const rate = rateHeaderValues(budget);
@@ -120,15 +148,15 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
       'X-RateLimit-Reset',
       rate['X-RateLimit-Reset']!,
     ]);
-    if (method === 'HEAD' || answer.body === undefined) res.end();
-    else res.end(answer.body);
+    if (method === 'HEAD' || answer.bytes === undefined) res.end();
+    else res.end(answer.bytes);
     // What requestLog and the metrics middleware record for a request Express answered.
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route = answer.route;
-    const status = answer.status;
+    const { route, status } = answer;
     metrics.httpRequests.inc({ method, route, status: String(status) });
     metrics.httpDuration.observe({ method, route }, seconds);
     if (log.isLevelEnabled('info')) {
+      const url = req.url!;
       const q = url.indexOf('?');
       log.info(
         {
@@ -144,5 +172,119 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
       );
     }
     return true;
+  };
+
+  /** The answer of a lookup, or undefined when Express answers it (a page, a fault). */
+  const lookUp = async (
+    req: IncomingMessage,
+    operation: Operation,
+    key: string,
+    origin: string,
+    path: string,
+    query: string,
+  ): Promise<CachedAnswer | undefined> => {
+    if (operation.route === PUBLIC_PASSPORT_ROUTE) {
+      try {
+        return await passportAnswer(answers, key, operation.uid);
+      } catch (err) {
+        return err instanceof ApiError && err.status < 500 ? errorAnswer(err, operation.route) : undefined;
+      }
+    }
+    const accept = req.headers.accept;
+    const outcome = await resolverAnswer(answers, key, {
+      origin,
+      path,
+      query,
+      gtinSegment: operation.gtin,
+      accept,
+    });
+    if ('answer' in outcome) return outcome.answer;
+    const err = outcome.error;
+    if (!(err instanceof ApiError) || err.status >= 500) return undefined;
+    // Without Accept, req.accepts names the first type offered (JSON): no page, and no Express request needed.
+    if (accept !== undefined) {
+      Object.setPrototypeOf(req, app.request);
+      if (wantsErrorPage(req as Request)) return undefined;
+    }
+    return errorAnswer(err, operation.route);
+  };
+
+  const answerMiss = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    operation: Operation,
+    key: string,
+    origin: string,
+    path: string,
+    query: string,
+    budgetKey: string,
+    started: bigint,
+  ): Promise<void> => {
+    try {
+      const answer = await lookUp(req, operation, key, origin, path, query);
+      if (answer && send(req, res, answer, budgetKey, started)) return;
+    } catch (err) {
+      log.error({ err, module: 'http' }, 'public fast path failed; Express answers');
+      if (res.headersSent) return void res.destroy();
+    }
+    app(req, res);
+  };
+
+  return (req, res) => {
+    const method = req.method;
+    const url = req.url ?? '';
+    if (
+      (method !== 'GET' && method !== 'HEAD') ||
+      !(url.startsWith('/01/') || url.startsWith('/api/v2/public/passport/'))
+    )
+      return void app(req, res);
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    const operation = operationOf(path);
+    const socket = req.socket;
+    const peer = socket.remoteAddress;
+    if (!operation || peer === undefined || UNUSUAL_URL.test(url) || decidedByExpress(req.headers))
+      return void app(req, res);
+    const started = process.hrtime.bigint();
+    let trusted = trustedPeers.get(socket);
+    if (trusted === undefined) {
+      trusted = trust(peer, 0);
+      trustedPeers.set(socket, trusted);
+    }
+    // The origin as requestOrigin() reads it through Express (req.protocol honours X-Forwarded-Proto
+    // from a trusted peer; the host is the Host header).
+    let protocol = (socket as TLSSocket).encrypted ? 'https' : 'http';
+    const forwardedProto = req.headers['x-forwarded-proto'];
+    if (trusted && typeof forwardedProto === 'string' && forwardedProto !== '') {
+      const comma = forwardedProto.indexOf(',');
+      protocol = (comma < 0 ? forwardedProto : forwardedProto.slice(0, comma)).trim();
+    }
+    const origin = `${protocol}://${req.headers.host ?? 'localhost'}`;
+    const key = answerKey(origin, url, req.headers.accept);
+    // The client as Express's req.ip names it: without X-Forwarded-For from a trusted peer, the peer.
+    let address = peer;
+    if (trusted && req.headers['x-forwarded-for'] !== undefined) {
+      Object.setPrototypeOf(req, app.request);
+      address = clientAddress(req as Request);
+    }
+    const budgetKey = ipBudgetKey('public', address);
+    const hit = cache.get(key);
+    if (hit) {
+      if (!send(req, res, hit, budgetKey, started)) app(req, res);
+      return;
+    }
+    // A client whose budget is spent costs no lookup: Express refuses it.
+    if (!ipLimiter.exhausted(budgetKey, 'public').allowed) return void app(req, res);
+    void answerMiss(
+      req,
+      res,
+      operation,
+      key,
+      origin,
+      path,
+      q < 0 ? '' : url.slice(q + 1),
+      budgetKey,
+      started,
+    );
   };
 }

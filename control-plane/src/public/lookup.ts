@@ -5,7 +5,7 @@
  */
 import { expressionBuilder, sql, type CompiledQuery } from 'kysely';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
-import type { Database, Db, ProductTable } from '../store/index.js';
+import { directReads, type Database, type Db, type ProductTable } from '../store/index.js';
 
 export interface Candidate {
   productId: string;
@@ -26,6 +26,8 @@ export interface Candidate {
   tenantName: string;
   issuerDid: string | null;
   status: PublicStatus;
+  /** The market status recorded last, when the lookup read it (by uid); undefined when it did not. */
+  marketStatus?: PublicMarketStatus | null;
 }
 
 function selectCandidate(db: Db) {
@@ -58,27 +60,53 @@ type Row = Awaited<ReturnType<ReturnType<typeof selectCandidate>['execute']>>[nu
 
 /**
  * The public lookups are the hot path of every scan: their SQL is built once per store and run with new
- * parameters (the builder costs more than SQLite's indexed lookup). Sentinel values mark where each
- * argument goes in the compiled parameter list.
+ * parameters, straight on the driver where the store allows it (store/direct-reads.ts; the builder and
+ * Kysely's executor cost more than SQLite's indexed lookup). Sentinel values mark where each argument
+ * goes in the compiled parameter list.
  */
 function prepared<R, A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> }) {
-  const cache = new WeakMap<Db, CompiledQuery<R>>();
-  return async (db: Db, ...args: A): Promise<R[]> => {
-    let compiled = cache.get(db);
-    const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
-    if (!compiled) {
-      compiled = build(db, ...sentinels).compile();
-      cache.set(db, compiled);
+  const cache = new WeakMap<Db, { compiled: CompiledQuery<R>; argumentAt: number[] }>();
+  return (db: Db, ...args: A): Promise<R[]> => {
+    let statement = cache.get(db);
+    if (!statement) {
+      const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
+      const compiled = build(db, ...sentinels).compile();
+      // For each parameter, the argument it takes (-1: a constant of the query).
+      const argumentAt = compiled.parameters.map((p) => sentinels.indexOf(p as string));
+      statement = { compiled, argumentAt };
+      cache.set(db, statement);
     }
-    const parameters = compiled.parameters.map((p) => {
-      const i = sentinels.indexOf(p as string);
-      return i < 0 ? p : args[i];
-    });
-    return (await db.executeQuery<R>({ ...compiled, parameters })).rows;
+    const { compiled, argumentAt } = statement;
+    const parameters = argumentAt.map((a, i) => (a < 0 ? compiled.parameters[i] : args[a]));
+    const direct = directReads(db);
+    if (direct) return direct.all<R>(compiled.sql, parameters);
+    return db.executeQuery<R>({ ...compiled, parameters }).then((r) => r.rows);
   };
 }
 
-const byUid = prepared((db, uid: string) => selectCandidate(db).where('p.id', '=', uid));
+/**
+ * The product of a uid with its passport and the market status recorded last (as `latestMarketStatusOf`
+ * reads it): the public read needs both, and one statement costs less than two.
+ */
+const byUid = prepared((db, uid: string) =>
+  selectCandidate(db)
+    .leftJoin('passport_market_status as ms', (j) =>
+      j.on((eb) =>
+        eb(
+          'ms.id',
+          '=',
+          eb
+            .selectFrom('passport_market_status as latest')
+            .select('latest.id')
+            .whereRef('latest.product_id', '=', 'p.id')
+            .orderBy('latest.recorded_at', 'desc')
+            .limit(1),
+        ),
+      ),
+    )
+    .select(['ms.status as marketStatus', 'ms.effective_at as marketSince', 'ms.reason as marketReason'])
+    .where('p.id', '=', uid),
+);
 
 /**
  * The candidates of a GTIN + serial in one statement: products whose own gtin and serial are the key
@@ -109,7 +137,8 @@ const byKey = prepared((db, gtin: string, serial: string) => {
     .select([sql<number>`1`.as('source'), sealed])
     .where('cs.gtin', '=', gtin)
     .where('cs.serial', '=', serial);
-  return own.unionAll(allocated).orderBy('source');
+  // Ordered by source in JavaScript (candidatesByKey): an ORDER BY over the union costs SQLite a temporary b-tree.
+  return own.unionAll(allocated);
 });
 
 /** Whether any product or allocated serial of any tenant carries the GTIN: one statement, first row wins. */
@@ -150,10 +179,15 @@ function toCandidate(r: Row, serial: string): Candidate {
   };
 }
 
-/** The product of a uid (any tenant), with its passport, or undefined. */
+/** The product of a uid (any tenant), with its passport and its market status, or undefined. */
 export async function candidateByUid(db: Db, uid: string): Promise<Candidate | undefined> {
   const [row] = await byUid(db, uid);
-  return row ? toCandidate(row, row.productSerial) : undefined;
+  if (!row) return undefined;
+  const marketStatus =
+    row.marketStatus === null
+      ? null
+      : { status: row.marketStatus, since: row.marketSince!, reason: row.marketReason };
+  return { ...toCandidate(row, row.productSerial), marketStatus };
 }
 
 interface KeyCandidate {
@@ -165,7 +199,8 @@ interface KeyCandidate {
 /** Every product a GTIN + serial names, in any tenant: by its own serial first, then by an allocated serial. */
 async function candidatesByKey(db: Db, gtin: string, serial: string): Promise<KeyCandidate[]> {
   const byId = new Map<string, KeyCandidate>();
-  for (const r of await byKey(db, gtin, serial))
+  const rows = (await byKey(db, gtin, serial)).sort((a, b) => a.source - b.source);
+  for (const r of rows)
     if (!byId.has(r.productId))
       // SQLite answers EXISTS as 0 or 1, PostgreSQL as a boolean.
       byId.set(r.productId, { candidate: toCandidate(r, serial), sealed: Boolean(r.sealed) });

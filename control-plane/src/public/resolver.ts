@@ -118,10 +118,9 @@ function linkHeader(anchor: string, origin: string, r: Resolved): string {
   return parts.join(', ');
 }
 
-function wantsLinkset(req: Request, linkType: string | null): boolean {
+function wantsLinkset(accept: string | undefined, linkType: string | null): boolean {
   if (linkType === 'all' || linkType === 'linkset') return true;
-  const accept = req.get('accept') ?? '';
-  return accept.includes(LINKSET_TYPE);
+  return accept?.includes(LINKSET_TYPE) ?? false;
 }
 
 /** The page's query string: the request's, with the scanned serial last (replacing any `serial` it named). */
@@ -135,11 +134,34 @@ function linkTypeUri(linkType: string): string {
   return linkType.startsWith('gs1:') ? `${GS1_VOC}${linkType.slice(4)}` : linkType;
 }
 
+/** What the resolver's answer depends on, as Express (`resolverRequest`) or the fast path reads it. */
+export interface ResolverRequest {
+  /** The scheme and host the request came to (`requestOrigin`). */
+  origin: string;
+  /** The path as sent, still percent-encoded (the key is parsed from it). */
+  path: string;
+  /** The raw query string, without its `?`. */
+  query: string;
+  /** The GTIN path segment, percent-decoded as the router hands it over. */
+  gtinSegment: string;
+  accept: string | undefined;
+}
+
+/** The resolver's view of a request Express routed. */
+export function resolverRequest(req: Request, gtinSegment: string): ResolverRequest {
+  return {
+    origin: requestOrigin(req),
+    path: req.path,
+    query: rawQuery(req),
+    gtinSegment,
+    accept: req.get('accept'),
+  };
+}
+
 /** GET/HEAD /01/{gtin}/21/{serial}: a 302 to /p/{uid}?serial=…, the linkset, or the typed error. */
-export async function resolve(db: Db, req: Request, gtinSegment: string): Promise<JsonReply> {
-  const key = parseKey(req.path, gtinSegment);
-  const origin = requestOrigin(req);
-  const query = rawQuery(req);
+export async function resolve(db: Db, req: ResolverRequest): Promise<JsonReply> {
+  const key = parseKey(req.path, req.gtinSegment);
+  const { origin, query } = req;
   const anchor = `${origin}${digitalLinkPath(key.gtin, key.serial)}`;
   const r = await resolveKey(db, key.gtin, key.serial, { requireRegistered: true });
   switch (r.kind) {
@@ -170,7 +192,7 @@ export async function resolve(db: Db, req: Request, gtinSegment: string): Promis
       const resolved: Resolved = { ...key, candidate: c, sealed };
       const link = linkHeader(anchor, origin, resolved);
       const linkType = new URLSearchParams(query).get('linkType');
-      if (wantsLinkset(req, linkType)) {
+      if (wantsLinkset(req.accept, linkType)) {
         return {
           status: 200,
           body: linkset(anchor, origin, resolved),

@@ -2,38 +2,31 @@ import { Readable } from 'node:stream';
 import type { Request } from 'express';
 import { z } from 'zod';
 import { buildDigitalLink, isValidGs1Serial } from '@dpp/shared';
-import {
-  ApiError,
-  toApiError,
-  publicRoute,
-  type JsonReply,
-  type Reply,
-  type RouteDef,
-} from '../http/index.js';
+import { ApiError, toApiError, publicRoute, type Reply, type RouteDef } from '../http/index.js';
 import type { SchemaRegistry } from '../schemas/index.js';
-import type { Db } from '../store/index.js';
-import { answerKey, cachedAnswer, type PublicAnswerCache } from './cache.js';
+import {
+  PUBLIC_PASSPORT_ROUTE,
+  RESOLVER_ROUTE,
+  UID_MAX_LENGTH,
+  passportAnswer,
+  resolverAnswer,
+  wantsErrorPage,
+  type PublicAnswerDeps,
+} from './answers.js';
+import { answerKey } from './cache.js';
 import { findServed } from './find.js';
 import { itemInHand, type Candidate } from './lookup.js';
 import { PAGE_HEADERS, notServedPage, passportPage, type PageItem } from './page.js';
-import { LINKSET_TYPE, rawQuery, requestOrigin, resolve, resolverDescription } from './resolver.js';
+import { LINKSET_TYPE, rawQuery, requestOrigin, resolverDescription, resolverRequest } from './resolver.js';
 import { publicPassport } from './view.js';
 
-export interface PublicRouteDeps {
-  db: Db;
+export interface PublicRouteDeps extends PublicAnswerDeps {
   registry: SchemaRegistry;
-  publicBaseUrl: string;
-  /** Answers of the resolver and the public passport kept for a moment (public/cache.ts). */
-  cache: PublicAnswerCache;
 }
 
-export const PUBLIC_PASSPORT_ROUTE = '/api/v2/public/passport/{uid}';
-export const RESOLVER_ROUTE = '/01/{gtin}/21/{serial}';
-
 const keyOf = (req: Request) => answerKey(requestOrigin(req), req.originalUrl, req.get('accept'));
-const replyOf = (a: { reply: JsonReply }): Reply => a.reply;
 
-const UidParam = z.object({ uid: z.string().min(1).max(100) });
+const UidParam = z.object({ uid: z.string().min(1).max(UID_MAX_LENGTH) });
 const KeyParams = z.object({ gtin: z.string(), serial: z.string() });
 const Loose = z.record(z.string(), z.unknown());
 
@@ -89,7 +82,7 @@ async function itemOfPage(deps: PublicRouteDeps, req: Request, c: Candidate): Pr
 
 /** The public, unauthenticated operations: public passport, consumer page, GS1 resolver. */
 export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
-  const { db, cache } = deps;
+  const { db } = deps;
   return [
     publicRoute({
       method: 'get',
@@ -109,20 +102,7 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
       request: { params: UidParam },
       responses: { 200: { description: 'The public passport', schema: PublicPassportSchema } },
       errors: ['PASSPORT_NOT_FOUND', 'PASSPORT_AMBIGUOUS', 'PASSPORT_GONE'],
-      handler: ({ params, req }) =>
-        cache.through(
-          keyOf(req),
-          async () => {
-            const c = await findServed(db, params.uid, '/api/v2/public/passport/');
-            const reply: JsonReply = {
-              status: 200,
-              body: await publicPassport(db, c, deps.publicBaseUrl),
-              headers: { 'Cache-Control': 'public, max-age=60' },
-            };
-            return { value: reply, answer: cachedAnswer(reply, PUBLIC_PASSPORT_ROUTE) };
-          },
-          replyOf,
-        ),
+      handler: async ({ params, req }) => passportAnswer(deps, keyOf(req), params.uid),
     }),
     publicRoute({
       method: 'get',
@@ -210,24 +190,12 @@ export function publicRoutes(deps: PublicRouteDeps): RouteDef[] {
         'SERIAL_VOIDED',
       ],
       handler: async ({ req, params }) => {
-        // Concurrent scans of one key share one lookup; an error is rendered for each request's Accept.
-        const outcome = await cache.through<{ reply: Reply } | { error: unknown }>(
-          keyOf(req),
-          async () => {
-            try {
-              const reply = await resolve(db, req, params.gtin);
-              return { value: { reply }, answer: cachedAnswer(reply, RESOLVER_ROUTE) };
-            } catch (error) {
-              return { value: { error }, answer: undefined };
-            }
-          },
-          (answer) => ({ reply: answer.reply }),
-        );
-        if ('reply' in outcome) return outcome.reply;
+        const outcome = await resolverAnswer(deps, keyOf(req), resolverRequest(req, params.gtin));
+        if ('answer' in outcome) return outcome.answer;
         const err = outcome.error;
-        // A person who scanned the label in a browser gets a page with the same status and headers.
+        // A page with the same status and headers for a browser; JSON (the error handler's) for the rest.
         const e = toApiError(err);
-        if (e.status >= 500 || req.accepts(['application/json', 'text/html']) !== 'text/html') throw err;
+        if (e.status >= 500 || !wantsErrorPage(req)) throw err;
         const successor = typeof e.details?.successorId === 'string' ? e.details.successorId : null;
         return html(
           e.status,

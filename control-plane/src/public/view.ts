@@ -50,11 +50,17 @@ const NOTICES: Readonly<Record<string, string>> = {
 
 type VersionPart = Pick<PublicPassport, 'version' | 'sections' | 'proofs' | 'disclosure'>;
 
+/** A version's public parts, and their members as JSON (`"version":…,"disclosure":…`, no braces). */
+interface KeptPart {
+  part: VersionPart;
+  json: string;
+}
+
 /** Public parts of published versions by version id. Versions are immutable, so entries never go stale. */
-const versionParts = new Map<string, VersionPart>();
+const versionParts = new Map<string, KeptPart>();
 const VERSION_CACHE_SIZE = 2_000;
 
-async function publicPartsOf(db: Db, versionId: string): Promise<VersionPart> {
+async function publicPartsOf(db: Db, versionId: string): Promise<KeptPart> {
   const hit = versionParts.get(versionId);
   if (hit) {
     versionParts.delete(versionId);
@@ -91,28 +97,48 @@ async function publicPartsOf(db: Db, versionId: string): Promise<VersionPart> {
     proofs,
     disclosure: { tier: 'public', withheldSections: names.length - shown.length },
   };
+  const kept = { part, json: JSON.stringify(part).slice(1, -1) };
   if (versionParts.size >= VERSION_CACHE_SIZE) versionParts.delete(versionParts.keys().next().value!);
-  versionParts.set(versionId, part);
-  return part;
+  versionParts.set(versionId, kept);
+  return kept;
 }
 
-/** The public passport of a served candidate: public sections only, each with its Merkle proof. */
-export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string): Promise<PublicPassport> {
-  const part = await publicPartsOf(db, c.currentVersionId!);
+/** What a public passport shows besides its version's parts: before them, and after them. */
+async function passportFields(db: Db, c: Candidate, publicBaseUrl: string) {
   const digitalLink = c.digitalLink ?? buildDigitalLink(publicBaseUrl, c.gtin, c.serial);
-  const marketStatus = await publicMarketStatus(db, c.productId);
-  return {
+  const marketStatus =
+    c.marketStatus === undefined ? await publicMarketStatus(db, c.productId) : c.marketStatus;
+  const before = {
     passportUid: c.productId,
     state: c.state ?? 'draft',
     notice: NOTICES[c.state ?? ''] ?? null,
     publisher: { name: c.tenantName, issuer: c.issuerDid },
     digitalLink,
     registered: c.registered,
-    ...part,
+  };
+  const after = {
     algorithms: { hash: HASH_ALGORITHM, merkle: MERKLE_ALGORITHM },
     links: { self: `/api/v2/public/passport/${c.productId}`, page: `/p/${c.productId}`, digitalLink },
     marketStatus,
   };
+  return { before, after };
+}
+
+/** The public passport of a served candidate: public sections only, each with its Merkle proof. */
+export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string): Promise<PublicPassport> {
+  const { part } = await publicPartsOf(db, c.currentVersionId!);
+  const { before, after } = await passportFields(db, c, publicBaseUrl);
+  return { ...before, ...part, ...after };
+}
+
+/**
+ * The public passport as JSON: the text JSON.stringify gives `publicPassport`, with its version's parts
+ * (most of it: sections and proofs) serialised once per version instead of on every read.
+ */
+export async function publicPassportJson(db: Db, c: Candidate, publicBaseUrl: string): Promise<string> {
+  const { json } = await publicPartsOf(db, c.currentVersionId!);
+  const { before, after } = await passportFields(db, c, publicBaseUrl);
+  return `${JSON.stringify(before).slice(0, -1)},${json},${JSON.stringify(after).slice(1)}`;
 }
 
 /** The route of a label's proof (docs/label-proof.md), the serial URL-encoded. */

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { GuardedKysely } from './unit-of-work.js';
+import { enablePostgresReads, enableSqliteReads } from './direct-reads.js';
 import { SAFETY_NET_PAGES, startCheckpointer } from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -82,6 +83,7 @@ function openSqlite(file: string): Opened {
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
     singleConnection: true,
   });
+  enableSqliteReads(db, database);
   // Checkpoints run beside the writer (store/checkpointer.ts); an in-memory database has no WAL.
   let checkpointer: { stop(): Promise<void> } | null = null;
   if (file !== ':memory:') {
@@ -109,6 +111,7 @@ function openPostgres(url: string, schema: string | undefined, max: number): Ope
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
   const db = new GuardedKysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  enablePostgresReads(db, pool);
   return {
     db,
     forceClose: () => {

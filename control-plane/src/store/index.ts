@@ -9,5 +9,6 @@ export type * from './schema-compliance.js';
 export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';
+export { directReads, type DirectReads } from './direct-reads.js';
 export * from './idempotency-keys.js';
 export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.js';

@@ -63,6 +63,13 @@ export class FifoLock {
   private handedToFirst = 0;
   static readonly FAIR_EVERY = 4;
 
+  /** Takes the lock when it is free (then nobody waits for it); false when it is held. */
+  tryAcquire(): boolean {
+    if (this.held) return false;
+    this.held = true;
+    return true;
+  }
+
   acquire(firstLane = false): Promise<void> {
     if (!this.held) {
       this.held = true;
@@ -162,10 +169,41 @@ class GuardedDialect implements Dialect {
  * root handle refuses to give out connections. Everything else is plain Kysely.
  */
 export class GuardedKysely<DB> extends Kysely<DB> {
+  private readonly lock: FifoLock | null;
+
   /** `singleConnection`: the dialect has one connection (SQLite), handed out first come, first served. */
   constructor(config: KyselyConfig & { singleConnection?: boolean }) {
     const { singleConnection, ...rest } = config;
-    super({ ...rest, dialect: new GuardedDialect(config.dialect, singleConnection ? new FifoLock() : null) });
+    const lock = singleConnection ? new FifoLock() : null;
+    super({ ...rest, dialect: new GuardedDialect(config.dialect, lock) });
+    this.lock = lock;
+  }
+
+  /**
+   * Runs `read`, synchronous work straight on the driver (store/direct-reads.ts), when a query of this
+   * handle could run: refused inside a unit of work; with one connection, only while no query holds it (at
+   * once when it is free, else in the caller's turn), so it never runs beside a transaction on SQLite's one
+   * connection, where it would see that transaction's uncommitted rows.
+   */
+  withConnection<T>(read: () => T): Promise<T> {
+    if (inUnitOfWork()) return Promise.reject(new UnitOfWorkViolation());
+    const lock = this.lock;
+    if (!lock || lock.tryAcquire()) {
+      try {
+        return Promise.resolve(read());
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      } finally {
+        lock?.release();
+      }
+    }
+    return lock.acquire(lane.getStore() === true).then(() => {
+      try {
+        return read();
+      } finally {
+        lock.release();
+      }
+    });
   }
 
   override transaction(): TransactionBuilder<DB> {

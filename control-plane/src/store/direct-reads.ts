@@ -1,0 +1,64 @@
+/**
+ * Reads straight on the driver, for the few statements every scan runs (public/lookup.ts): the statement
+ * is prepared once (a better-sqlite3 statement; on PostgreSQL a named prepared statement, parsed
+ * once per pooled connection) and run without Kysely's per-query work (connection provider, the driver's
+ * mutex, result plugins), which costs about as much as the indexed read itself. The SQL is still built
+ * and compiled by Kysely, once; the rows are the driver's, as Kysely would hand them over.
+ */
+import { createHash } from 'node:crypto';
+import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
+import type { Db } from './database.js';
+import type { GuardedKysely } from './unit-of-work.js';
+
+/** For a fixed set of statements (each is kept prepared for as long as the store is open). */
+export interface DirectReads {
+  /** The rows of a read-only statement, run in the handle's turn for the connection. */
+  all<R>(sql: string, parameters: readonly unknown[]): Promise<R[]>;
+}
+
+const readers = new WeakMap<object, DirectReads>();
+
+/** The direct reads of a store's root handle; undefined for a transaction or any other handle. */
+export function directReads(db: Db): DirectReads | undefined {
+  return readers.get(db);
+}
+
+/** On SQLite: each statement prepared once on the one connection, run in the connection's turn. */
+export function enableSqliteReads<DB>(db: GuardedKysely<DB>, database: SQLite.Database): void {
+  const statements = new Map<string, SQLite.Statement>();
+  const statementOf = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      statement = database.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+  readers.set(db, {
+    all: <R>(sql: string, parameters: readonly unknown[]) =>
+      db.withConnection(() => statementOf(sql).all(parameters) as R[]),
+  });
+}
+
+/**
+ * On PostgreSQL: named statements, each parsed once per pooled connection (the name is the SQL's hash, so
+ * one name never stands for two texts).
+ */
+export function enablePostgresReads<DB>(db: GuardedKysely<DB>, pool: pg.Pool): void {
+  const names = new Map<string, string>();
+  const nameOf = (sql: string) => {
+    let name = names.get(sql);
+    if (!name) {
+      name = `dpp_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
+      names.set(sql, name);
+    }
+    return name;
+  };
+  readers.set(db, {
+    all: async <R>(sql: string, parameters: readonly unknown[]) => {
+      const query = { name: nameOf(sql), text: sql, values: [...parameters] };
+      return (await db.withConnection(() => pool.query(query))).rows as R[];
+    },
+  });
+}
