@@ -13,7 +13,6 @@ import {
   type PrintAttemptTable,
   type PrintEvidenceTable,
   type PrintJobTable,
-  type SealReceiptTable,
   deleteExpiredIdempotencyKeys,
   findIdempotencyKeys,
   insertCompletedIdempotencyKeys,
@@ -218,12 +217,11 @@ class BatchRecords implements ResultReads {
    */
   static async read(trx: Db, principal: Reporter, batch: readonly BatchedResult[]): Promise<BatchRecords> {
     const jobRefs = [...new Set(batch.map((b) => b.jobRef))];
-    const jobs = await trx
-      .selectFrom('print_jobs')
-      .selectAll()
-      .where('tenant_id', '=', principal.tenantId)
-      .where('job_ref', 'in', jobRefs)
-      .execute();
+    // By key alone, the tenant compared here: with the tenant in the WHERE, SQLite walks the tenant's
+    // jobs on an index that starts with tenant_id instead of probing the primary key once per job.
+    const jobs = (
+      await trx.selectFrom('print_jobs').selectAll().where('job_ref', 'in', jobRefs).execute()
+    ).filter((j) => j.tenant_id === principal.tenantId);
     const attempts =
       jobs.length === 0
         ? []
@@ -437,13 +435,17 @@ class BatchWrites {
     for (const { set, ids } of groups.values()) {
       await trx.updateTable('print_attempts').set(set).where('attempt_id', 'in', ids).execute();
     }
-    const receipts: Omit<SealReceiptTable, 'leaf_index'>[] = [];
-    for (const { job, input } of this.sealed) {
-      const event = await deps.port.confirmPrinted(trx, sealOutcome(job, this.iso, this.correlationId));
-      const attempt = await records.attempt(input.attempt_id);
-      receipts.push(await sealReceipt(deps, job, input, attempt!.passport_version_id, event, this.iso));
+    if (this.sealed.length > 0) {
+      const outcomes = this.sealed.map(({ job }) => sealOutcome(job, this.iso, this.correlationId));
+      const events = await deps.port.confirmPrinted(trx, outcomes);
+      const receipts = await Promise.all(
+        this.sealed.map(async ({ job, input }, i) => {
+          const attempt = await records.attempt(input.attempt_id);
+          return sealReceipt(deps, job, input, attempt!.passport_version_id, events[i] ?? null, this.iso);
+        }),
+      );
+      await trx.insertInto('seal_receipts').values(receipts).execute();
     }
-    if (receipts.length > 0) await trx.insertInto('seal_receipts').values(receipts).execute();
     await recordAudits(trx, this.audits);
   }
 
