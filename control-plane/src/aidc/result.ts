@@ -664,7 +664,7 @@ async function moveJob(
     .where('attempt_id', '=', input.attempt_id)
     .execute();
   if (input.status === 'SEALED') {
-    const event = await deps.port.confirmPrinted(trx, sealOutcome(job, iso, correlationId));
+    const [event = null] = await deps.port.confirmPrinted(trx, [sealOutcome(job, iso, correlationId)]);
     const attempt = await trx
       .selectFrom('print_attempts')
       .select('passport_version_id')
