@@ -205,7 +205,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     ] as [string, Record<string, unknown>][];
   }
 
-  /** An outcome with what names its job (refs, ids, hashes, times) taken out, to compare two jobs' answers. */
+  /** An outcome as status, state and error, with what names its job (ref, attempt, hashes) taken out. */
   function shape(c: ClaimedJob, o: { status: number; data?: { state: string }; error?: unknown }) {
     const error = o.error
       ? JSON.parse(
