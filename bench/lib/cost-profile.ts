@@ -62,10 +62,15 @@ export const PARTS: CostMatcher[] = [
   { name: 'claim (queue UPDATE, attempt row, envelope)', fn: /^(claimOne|claimJobs|claimJob)$/ },
   { name: 'result checks (job read, evidence checks)', fn: /^checkResult$/ },
   { name: '  of which the evidence bundle (JWS verify, comparisons)', fn: /^checkBundle$/ },
-  { name: 'transition writes (guarded UPDATE, evidence, attempt)', fn: /^moveJob$/ },
+  // One result's transition, or a batch's set-wise writes (BatchWrites.flush).
+  {
+    name: 'transition writes (guarded UPDATE, evidence, attempt)',
+    url: /aidc\/result(-batch)?\.ts$/,
+    fn: /^(moveJob|flush)$/,
+  },
   {
     name: '  of which the seal (metadata.print, EPCIS, receipt signing)',
-    fn: /^(confirmPrinted|countersign)$/,
+    fn: /^(confirmPrinted|sealReceipt)$/,
   },
   { name: 'idempotency record (lookup and insert)', url: /(http\/idempotency|store\/idempotency-keys)/ },
   { name: 'audit rows', url: /\/audit\// },

@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  type ClaimedJob,
   HttpPrintDevice,
   enrollTestDevice,
   printableProduct as journey,
@@ -169,5 +172,228 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(stale.body.data[0]).toMatchObject({ status: 409, error: { code: 'STALE_ATTEMPT' } });
     await dev.sealMany([again!]);
     expect((await state(c!.jobRef)).state).toBe('SEALED');
+  });
+
+  const audited = async (ref: string) =>
+    (
+      await t.cp.store.db
+        .selectFrom('audit_log')
+        .select('action')
+        .where('resource_id', '=', ref)
+        .orderBy('id')
+        .execute()
+    ).map((a) => a.action);
+
+  /**
+   * One job's results in an order that mixes refusals in: a wrong payload hash after the render (refused
+   * against the manifest recorded just before), a SEALED too early, then the rest, and a result after SEALED.
+   */
+  async function mixed(c: ClaimedJob) {
+    const steps = await dev.steps(c);
+    const receipt = (steps[1]![1] as { spool_receipt: Record<string, unknown> }).spool_receipt;
+    const forged = { spool_receipt: { ...receipt, payloadSha256: 'f'.repeat(64) } };
+    const [rendered, spooled, attested, verified, sealed] = steps.map(([, evidence]) => evidence);
+    return [
+      ['RENDERED', rendered],
+      ['SPOOL_SUBMITTED', forged],
+      ['SPOOL_SUBMITTED', spooled],
+      ['SEALED', sealed],
+      ['PRINTED_ATTESTED', attested],
+      ['SCAN_VERIFIED', verified],
+      ['SEALED', sealed],
+      ['RENDERED', rendered],
+    ] as [string, Record<string, unknown>][];
+  }
+
+  /** An outcome as status, state and error, with what names its job (ref, attempt, hashes) taken out. */
+  function shape(c: ClaimedJob, o: { status: number; data?: { state: string }; error?: unknown }) {
+    const error = o.error
+      ? JSON.parse(
+          JSON.stringify(o.error)
+            .replaceAll(c.jobRef, '<job>')
+            .replaceAll(c.attemptId, '<attempt>')
+            .replace(/"[0-9a-f]{64}"/g, '"<sha256>"'),
+        )
+      : undefined;
+    return { status: o.status, state: o.data?.state, error };
+  }
+
+  it('answers a mix of accepted and refused results of one job as the single route does, each seeing the earlier', async () => {
+    await queue(2);
+    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    const batched = await dev.results(
+      (await mixed(a!)).map(([status, evidence]) => ({ c: a!, status, evidence })),
+    );
+    expect(batched.status, batched.text).toBe(200);
+    const single: { status: number; data?: { state: string }; error?: unknown }[] = [];
+    for (const [status, evidence] of await mixed(b!)) {
+      const r = await dev.result(b!, status, evidence);
+      single.push({
+        status: r.status,
+        ...(r.status === 200 ? { data: r.body.data } : { error: r.body.error }),
+      });
+    }
+    const outcomes = batched.body.data as { status: number; data?: { state: string }; error?: unknown }[];
+    expect(outcomes.map((o) => o.status)).toEqual([200, 422, 200, 409, 200, 200, 200, 409]);
+    expect(outcomes.map((o) => shape(a!, o))).toEqual(single.map((o) => shape(b!, o)));
+    // A refused result recorded nothing: one evidence row and one audit entry per accepted result.
+    for (const c of [a!, b!]) {
+      const s = await state(c.jobRef);
+      expect(s.state).toBe('SEALED');
+      expect(s.evidence.map((e) => e.kind)).toEqual([
+        'render_manifest',
+        'spool_receipt',
+        'attestation',
+        'scan_result',
+        'evidence_bundle',
+      ]);
+      expect(s.sealReceipt).toEqual(expect.any(String));
+    }
+    expect(await audited(a!.jobRef)).toEqual(await audited(b!.jobRef));
+    expect(await audited(a!.jobRef)).toHaveLength(6); // created and five results
+  });
+
+  it('replays a key used twice in one batch, refuses it with another result, and replays keys across routes', async () => {
+    await queue(1);
+    const [c] = await dev.claimMany([{ name: 'zebra-1' }]);
+    const steps = await dev.steps(c!);
+    const [k1, k2, k3, k4, k5] = steps.map(() => randomUUID());
+    const step = (i: number, key: string | undefined) => ({
+      c: c!,
+      status: steps[i]![0],
+      evidence: steps[i]![1],
+      key,
+    });
+    const first = await dev.results([step(0, k1), step(0, k1), step(1, k1), step(1, k2)]);
+    const outcomes = first.body.data as {
+      status: number;
+      replayed?: boolean;
+      data?: { state: string };
+      error?: { details: { reason: string } };
+    }[];
+    expect(outcomes.map((o) => o.status)).toEqual([200, 200, 409, 200]);
+    expect(outcomes[1]).toMatchObject({ replayed: true, data: { state: 'RENDERED' } });
+    expect(outcomes[1]!.data).toEqual(outcomes[0]!.data);
+    expect(outcomes[2]!.error!.details.reason).toBe('idempotency_key_reused');
+    expect(outcomes[3]).toMatchObject({ data: { state: 'SPOOL_SUBMITTED' } });
+    expect(outcomes[3]!.replayed).toBeUndefined();
+    // Keys a batch kept replay on the single route, and one the single route kept replays in a batch.
+    const again = await dev.result(c!, steps[1]![0], steps[1]![1], k2);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.data).toEqual(outcomes[3]!.data);
+    expect((await dev.result(c!, steps[2]![0], steps[2]![1], k3)).status).toBe(200);
+    const rest = await dev.results([step(2, k3), step(3, k4), step(4, k5)]);
+    expect(rest.body.data.map((o: { status: number; replayed?: boolean }) => [o.status, o.replayed])).toEqual(
+      [
+        [200, true],
+        [200, undefined],
+        [200, undefined],
+      ],
+    );
+    const s = await state(c!.jobRef);
+    expect(s.state).toBe('SEALED');
+    expect(s.evidence).toHaveLength(5);
+    expect(await audited(c!.jobRef)).toHaveLength(6);
+  });
+
+  it('fails only the result whose transition fails, and applies the others', async () => {
+    await queue(2);
+    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    const result = t.cp.services.aidc!.result;
+    const port = result.port;
+    result.port = {
+      ...port,
+      confirmPrinted: (db, outcomes) =>
+        outcomes.some((o) => o.jobRef === b!.jobRef)
+          ? Promise.reject(new Error('the print loop is unavailable'))
+          : port.confirmPrinted(db, outcomes),
+    };
+    const steps = [await dev.steps(a!), await dev.steps(b!)];
+    try {
+      const r = await dev.results(
+        [a!, b!].flatMap((c, i) => steps[i]!.map(([status, evidence]) => ({ c, status, evidence }))),
+      );
+      expect(r.body.data.map((o: { status: number }) => o.status)).toEqual([
+        200, 200, 200, 200, 200, 200, 200, 200, 200, 500,
+      ]);
+    } finally {
+      result.port = port;
+    }
+    expect((await state(a!.jobRef)).state).toBe('SEALED');
+    const sb = await state(b!.jobRef);
+    expect(sb.state).toBe('SCAN_VERIFIED');
+    expect(sb.evidence).toHaveLength(4);
+    expect(sb.sealReceipt).toBeNull();
+    // Nothing of b's SEALED stayed behind: sent again, it seals.
+    const [status, evidence] = steps[1]![4]!;
+    expect((await dev.result(b!, status, evidence)).status).toBe(200);
+  });
+
+  it('answers from the job as it is when another writer moves it while the batch runs', async () => {
+    await queue(2);
+    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    const steps = [await dev.steps(a!), await dev.steps(b!)];
+    const items = [a!, b!].flatMap((c, i) =>
+      steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
+    );
+    const iso = new Date().toISOString();
+    let pending: ReturnType<HttpPrintDevice['results']> | undefined;
+    if (dialect === 'postgres') {
+      // Another writer holds b's row: the batch reads it as claimed, checks its results, and waits at b's
+      // guarded UPDATE; then the writer reaps b (its lease ran out before the label was sent) and commits.
+      const writer = new pg.Client({ connectionString: t.databaseUrl! });
+      await writer.connect();
+      try {
+        await writer.query('begin');
+        await writer.query('select job_ref from print_jobs where job_ref = $1 for update', [b!.jobRef]);
+        const { rows } = await writer.query<{ pid: number }>('select pg_backend_pid() as pid');
+        pending = dev.results(items);
+        for (;;) {
+          const waiting = await sql<{ n: number }>`
+            select count(*)::int as n from pg_stat_activity where ${rows[0]!.pid} = any(pg_blocking_pids(pid))`.execute(
+            t.cp.store.db,
+          );
+          if (waiting.rows[0]!.n > 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        await writer.query(
+          "update print_jobs set state = 'FAILED', last_error = 'lease_expired', lease_expires_at = null, updated_at = $2 where job_ref = $1",
+          [b!.jobRef, iso],
+        );
+        await writer.query(
+          "update print_attempts set state = 'FAILED', failure_reason = 'lease_expired', ended_at = $2 where attempt_id = $1",
+          [b!.attemptId, iso],
+        );
+        await writer.query('commit');
+      } finally {
+        await writer.end();
+      }
+    } else {
+      // SQLite has one writer: the batch waits for the reaper's transaction and then reads b as it left it.
+      await t.cp.store.db.transaction().execute(async (trx) => {
+        pending = dev.results(items);
+        await trx
+          .updateTable('print_jobs')
+          .set({ state: 'FAILED', last_error: 'lease_expired', lease_expires_at: null, updated_at: iso })
+          .where('job_ref', '=', b!.jobRef)
+          .execute();
+        await trx
+          .updateTable('print_attempts')
+          .set({ state: 'FAILED', failure_reason: 'lease_expired', ended_at: iso })
+          .where('attempt_id', '=', b!.attemptId)
+          .execute();
+      });
+    }
+    const r = await pending!;
+    expect(r.status, r.text).toBe(200);
+    const outcomes = r.body.data as { status: number; error?: { code: string } }[];
+    expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 200, 200, 410, 410, 410, 410, 410]);
+    expect(outcomes[5]!.error!.code).toBe('ENVELOPE_EXPIRED');
+    expect((await state(a!.jobRef)).state).toBe('SEALED');
+    const sb = await state(b!.jobRef);
+    expect(sb.state).toBe('FAILED');
+    expect(sb.evidence).toEqual([]);
+    expect(await audited(a!.jobRef)).toHaveLength(6);
+    expect(await audited(b!.jobRef)).toHaveLength(1);
   });
 });

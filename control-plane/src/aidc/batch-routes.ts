@@ -23,7 +23,7 @@ import {
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
 import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
-import { reportResults } from './result.js';
+import { reportResults } from './result-batch.js';
 import type { AidcRouteDeps } from './routes.js';
 
 /** The route a batched result stands for: its Idempotency-Key is the same key on either. */

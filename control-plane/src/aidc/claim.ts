@@ -252,7 +252,7 @@ export async function heartbeat(
       },
     },
   );
-  if (!row) throw await explainRefusal(deps.db, tenantId, jobRef, attemptId, iso, { deviceId });
+  if (!row) throw await explainRefusal(refusalReads(deps.db), tenantId, jobRef, attemptId, iso, { deviceId });
   const attempt = await deps.db
     .selectFrom('print_attempts')
     .select(['printer', 'passport_version_id'])
@@ -274,13 +274,53 @@ export async function heartbeat(
 }
 
 /**
+ * What {@link explainRefusal} reads: the job, the attempts a device made at it, and an attempt's failure
+ * reason. From the database ({@link refusalReads}), or, for a batch of results, from the rows it read at once.
+ */
+export interface RefusalReads {
+  job(tenantId: string, jobRef: string): Promise<PrintJobTable | undefined>;
+  deviceAttempts(jobRef: string, deviceId: string): Promise<string[]>;
+  /** undefined when there is no such attempt. */
+  failureReason(attemptId: string): Promise<string | null | undefined>;
+}
+
+export function refusalReads(db: Db): RefusalReads {
+  return {
+    job: (tenantId, jobRef) =>
+      db
+        .selectFrom('print_jobs')
+        .selectAll()
+        .where('tenant_id', '=', tenantId)
+        .where('job_ref', '=', jobRef)
+        .executeTakeFirst(),
+    deviceAttempts: async (jobRef, deviceId) => {
+      const own = await db
+        .selectFrom('print_attempts')
+        .select('attempt_id')
+        .where('job_ref', '=', jobRef)
+        .where('device_id', '=', deviceId)
+        .execute();
+      return own.map((a) => a.attempt_id);
+    },
+    failureReason: async (attemptId) => {
+      const attempt = await db
+        .selectFrom('print_attempts')
+        .select(['failure_reason'])
+        .where('attempt_id', '=', attemptId)
+        .executeTakeFirst();
+      return attempt?.failure_reason;
+    },
+  };
+}
+
+/**
  * Why a guarded statement on a job matched nothing: no such job, a stale attempt, an expired lease or a wrong
  * state. Asked for a device (`deviceId`), the answer tells it nothing about other devices' work: a job it
  * never attempted is not found, an attempt that is not its own is forbidden, and a superseded attempt names
  * the current one only when that one is the device's too.
  */
 export async function explainRefusal(
-  db: Db,
+  reads: RefusalReads,
   tenantId: string,
   jobRef: string,
   attemptId: string,
@@ -288,22 +328,12 @@ export async function explainRefusal(
   opts: { to?: string; deviceId?: string } = {},
 ): Promise<PrintJobRefused> {
   const { to, deviceId } = opts;
-  const job = await db
-    .selectFrom('print_jobs')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('job_ref', '=', jobRef)
-    .executeTakeFirst();
+  const job = await reads.job(tenantId, jobRef);
   if (!job) return new PrintJobRefused('job_not_found', 'Print job not found');
   if (deviceId !== undefined) {
-    const own = await db
-      .selectFrom('print_attempts')
-      .select('attempt_id')
-      .where('job_ref', '=', jobRef)
-      .where('device_id', '=', deviceId)
-      .execute();
+    const own = await reads.deviceAttempts(jobRef, deviceId);
     if (own.length === 0) return new PrintJobRefused('job_not_found', 'Print job not found');
-    if (!own.some((a) => a.attempt_id === attemptId))
+    if (!own.includes(attemptId))
       return new PrintJobRefused('not_permitted', "This attempt is not one of this device's", {
         jobRef,
         attemptId,
@@ -317,14 +347,9 @@ export async function explainRefusal(
       ...(currentIsVisible ? { currentAttemptId: job.attempt_id } : {}),
     });
   }
-  const attempt = await db
-    .selectFrom('print_attempts')
-    .select(['failure_reason'])
-    .where('attempt_id', '=', attemptId)
-    .executeTakeFirst();
   if (
     (job.lease_expires_at && job.lease_expires_at <= nowIso) ||
-    attempt?.failure_reason === 'lease_expired'
+    (await reads.failureReason(attemptId)) === 'lease_expired'
   ) {
     return new PrintJobRefused(
       'lease_expired',

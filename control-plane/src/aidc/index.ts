@@ -4,5 +4,12 @@ export * from './model.js';
 export * from './port.js';
 export * from './reaper.js';
 export * from './refusal.js';
-export * from './result.js';
+export {
+  type Reporter,
+  type ResultDeps,
+  type ResultInput,
+  type ResultOutcome,
+  reportResult,
+} from './result.js';
+export { type BatchedOutcome, type BatchedResult, reportResults } from './result-batch.js';
 export * from './routes.js';

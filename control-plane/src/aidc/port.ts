@@ -42,10 +42,11 @@ export interface PrintLoopPort {
   /** The product now has serials in the print loop (DELETE answers PRODUCT_REFERENCED). */
   markInPrintLoop(db: Db, tenantId: string, productId: string): Promise<void>;
   /**
-   * SEALED: metadata.print = printed, the EPCIS commissioning event, print.confirmed queued. Resolves with the
-   * event (null when the serial was printed already and no new event was recorded).
+   * SEALED of one or more jobs (a batch of results seals several at once): for each, metadata.print =
+   * printed, the EPCIS commissioning event, print.confirmed queued. Resolves with each one's event, in
+   * order (null when the serial was printed already and no new event was recorded).
    */
-  confirmPrinted(db: Db, outcome: PrintOutcome): Promise<CommissioningRef | null>;
+  confirmPrinted(db: Db, outcomes: readonly PrintOutcome[]): Promise<(CommissioningRef | null)[]>;
   /** DEAD_LETTER: metadata.print = failed (the serial joins the re-print file), print.failed queued. */
   confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { type JWK, compactVerify, importJWK } from 'jose';
-import { sql } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import { z } from 'zod';
 import {
   type Attestation,
@@ -21,13 +21,23 @@ import {
   publicAttestation,
   resultSources,
 } from '@dpp/shared';
-import { recordAudit } from '../audit/index.js';
-import type { Db, OperationKey, PrintJobTable } from '../store/index.js';
+import { type AuditEntry, recordAudit } from '../audit/index.js';
+import type {
+  Database,
+  Db,
+  DeviceTable,
+  OperationKey,
+  PassportVersionTable,
+  PrintAttemptTable,
+  PrintEvidenceTable,
+  PrintJobTable,
+  SealReceiptTable,
+} from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
-import { explainRefusal, labelMayBeOut } from './claim.js';
+import { type RefusalReads, explainRefusal, labelMayBeOut, refusalReads } from './claim.js';
 import { type JobView, jobView } from './model.js';
 import type { Keyring } from '../signing/index.js';
-import type { CommissioningRef, PrintLoopPort } from './port.js';
+import type { CommissioningRef, PrintLoopPort, PrintOutcome } from './port.js';
 import { EvidenceInvalid, PrintJobRefused } from './refusal.js';
 
 export type ResultInput = PrintResult;
@@ -114,8 +124,56 @@ function checkActor(principal: Reporter, job: PrintJobTable, input: ResultInput)
   }
 }
 
+/**
+ * What the checks of a result read besides the refusal's reads. For one result, the database
+ * ({@link databaseReads}); for a batch, the rows it read at once, with the results it accepted before applied.
+ */
+export interface ResultReads extends RefusalReads {
+  /** The evidence this attempt recorded: each kind's payload as stored (JSON). */
+  evidence(attemptId: string): Promise<ReadonlyMap<string, string>>;
+  attempt(
+    attemptId: string,
+  ): Promise<Pick<PrintAttemptTable, 'envelope_jti' | 'passport_version_id'> | undefined>;
+  device(id: string): Promise<Pick<DeviceTable, 'public_jwk' | 'key_thumbprint'> | undefined>;
+  passportVersion(
+    id: string,
+  ): Promise<Pick<PassportVersionTable, 'id' | 'content_hash' | 'merkle_root'> | undefined>;
+}
+
+export function databaseReads(db: Db): ResultReads {
+  return {
+    ...refusalReads(db),
+    evidence: async (attemptId) => {
+      const rows = await db
+        .selectFrom('print_evidence')
+        .select(['kind', 'payload'])
+        .where('attempt_id', '=', attemptId)
+        .execute();
+      return new Map(rows.map((r) => [r.kind, r.payload]));
+    },
+    attempt: (attemptId) =>
+      db
+        .selectFrom('print_attempts')
+        .select(['envelope_jti', 'passport_version_id'])
+        .where('attempt_id', '=', attemptId)
+        .executeTakeFirst(),
+    device: (id) =>
+      db
+        .selectFrom('devices')
+        .select(['public_jwk', 'key_thumbprint'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    passportVersion: (id) =>
+      db
+        .selectFrom('passport_versions')
+        .select(['id', 'content_hash', 'merkle_root'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+  };
+}
+
 async function checkEvidence(
-  db: Db,
+  reads: ResultReads,
   job: PrintJobTable,
   input: ResultInput,
   checked?: BundleSignature,
@@ -148,7 +206,7 @@ async function checkEvidence(
   if (input.status === 'SPOOL_SUBMITTED') {
     // The bytes that left for the printer are the ones rendered (and proven) at RENDERED.
     const receipt = e.spool_receipt as SpoolReceipt;
-    const manifest = await recordedEvidence<RenderManifest>(db, input.attempt_id, 'render_manifest');
+    const manifest = await recordedEvidence<RenderManifest>(reads, input.attempt_id, 'render_manifest');
     if (manifest && receipt.payloadSha256 !== manifest.payloadSha256) {
       throw rejected('The bytes sent are not the rendered payload', {
         field: 'evidence.spool_receipt.payloadSha256',
@@ -213,7 +271,7 @@ async function checkEvidence(
     }
     if (job.requires_rfid && s.epcRead === undefined) {
       // Every sealed RFID label had its tag read back and matched: by the encoder after the print, or here.
-      const a = await recordedEvidence<Attestation>(db, input.attempt_id, 'attestation');
+      const a = await recordedEvidence<Attestation>(reads, input.attempt_id, 'attestation');
       if (a?.epcReadBack !== job.sgtin96_epc) {
         throw rejected(
           'Nobody read this RFID label’s tag back: neither the attestation nor the scan has its EPC',
@@ -226,22 +284,21 @@ async function checkEvidence(
       }
     }
   }
-  if (input.status === 'SEALED') await checkBundle(db, job, input, checked);
+  if (input.status === 'SEALED') await checkBundle(reads, job, input, checked);
 }
 
 /** The artifact of `kind` this attempt reported earlier, as recorded; undefined when there is none. */
-async function recordedEvidence<T>(db: Db, attemptId: string, kind: string): Promise<T | undefined> {
-  const row = await db
-    .selectFrom('print_evidence')
-    .select('payload')
-    .where('attempt_id', '=', attemptId)
-    .where('kind', '=', kind)
-    .executeTakeFirst();
-  return row ? (JSON.parse(row.payload) as T) : undefined;
+async function recordedEvidence<T>(
+  reads: ResultReads,
+  attemptId: string,
+  kind: string,
+): Promise<T | undefined> {
+  const payload = (await reads.evidence(attemptId)).get(kind);
+  return payload === undefined ? undefined : (JSON.parse(payload) as T);
 }
 
 /** A bundle's signature checked with one device key: what it signed, or why it does not verify. */
-interface BundleSignature {
+export interface BundleSignature {
   /** The device key (its JWK as stored) the signature was checked with. */
   publicJwk: string;
   jws: string;
@@ -252,7 +309,7 @@ interface BundleSignature {
  * Checks a bundle's signature with a device key: pure cryptography, no database, so a batch does it
  * before its transaction opens instead of holding the one connection while it waits for it.
  */
-async function verifyBundleSignature(publicJwk: string, jws: string): Promise<BundleSignature> {
+export async function verifyBundleSignature(publicJwk: string, jws: string): Promise<BundleSignature> {
   try {
     const key = await importJWK(JSON.parse(publicJwk) as JWK, 'EdDSA');
     const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
@@ -271,21 +328,14 @@ async function verifyBundleSignature(publicJwk: string, jws: string): Promise<Bu
  * signature checked earlier; it counts only if it was checked with the key the device has now.
  */
 async function checkBundle(
-  db: Db,
+  reads: ResultReads,
   job: PrintJobTable,
   input: ResultInput,
   checked?: BundleSignature,
 ): Promise<void> {
-  const device = await db
-    .selectFrom('devices')
-    .select(['public_jwk', 'key_thumbprint'])
-    .where('id', '=', job.device_id!)
-    .executeTakeFirst();
-  const attempt = await db
-    .selectFrom('print_attempts')
-    .select(['envelope_jti', 'passport_version_id'])
-    .where('attempt_id', '=', input.attempt_id)
-    .executeTakeFirstOrThrow();
+  const device = await reads.device(job.device_id!);
+  const attempt = await reads.attempt(input.attempt_id);
+  if (!attempt) throw new Error(`attempt ${input.attempt_id} of job ${job.job_ref} has no row`);
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
   const signature =
     checked && checked.publicJwk === device!.public_jwk && checked.jws === jws
@@ -354,11 +404,7 @@ async function checkBundle(
   }
   // The passport version the label carries, exactly as the claim's envelope named it.
   const version = attempt.passport_version_id
-    ? await db
-        .selectFrom('passport_versions')
-        .select(['id', 'content_hash', 'merkle_root'])
-        .where('id', '=', attempt.passport_version_id)
-        .executeTakeFirst()
+    ? await reads.passportVersion(attempt.passport_version_id)
     : undefined;
   const printed = version
     ? { id: version.id, contentHash: version.content_hash, merkleRoot: version.merkle_root }
@@ -370,12 +416,10 @@ async function checkBundle(
       got: bundle.passportVersion,
     });
   }
-  const recorded = await db
-    .selectFrom('print_evidence')
-    .select(['kind', 'payload'])
-    .where('attempt_id', '=', input.attempt_id)
-    .execute();
-  const byKind = new Map(recorded.map((r) => [r.kind, JSON.parse(r.payload) as Record<string, unknown>]));
+  const recorded = await reads.evidence(input.attempt_id);
+  const byKind = new Map(
+    [...recorded].map(([kind, text]) => [kind, JSON.parse(text) as Record<string, unknown>]),
+  );
   // The bundle is published with the label's proof: a person appears in it by id alone, and no note does.
   const signedAttestation = (payload as { attestation: Attestation }).attestation;
   const personal =
@@ -428,20 +472,15 @@ async function checkBundle(
  * The seal receipt: the control plane's signature (under its published keys) that it verified this bundle
  * and recorded this commissioning event at this time. Committed with the SEALED transition.
  */
-async function countersign(
-  trx: Db,
-  deps: ResultDeps,
+export async function sealReceipt(
+  deps: Pick<ResultDeps, 'issuer' | 'keyring'>,
   job: PrintJobTable,
   input: ResultInput,
+  passportVersionId: string | null,
   event: CommissioningRef | null,
   sealedAt: string,
-): Promise<void> {
+): Promise<Omit<SealReceiptTable, 'leaf_index'>> {
   const jws = (input.evidence.evidence_bundle as { jws: string }).jws;
-  const attempt = await trx
-    .selectFrom('print_attempts')
-    .select('passport_version_id')
-    .where('attempt_id', '=', input.attempt_id)
-    .executeTakeFirstOrThrow();
   const payload: SealReceiptPayload = {
     iss: deps.issuer,
     jobRef: job.job_ref,
@@ -450,25 +489,22 @@ async function countersign(
     gtin: job.gtin,
     serial: job.serial,
     digitalLink: job.digital_link,
-    passportVersionId: attempt.passport_version_id,
+    passportVersionId,
     bundleSha256: createHash('sha256').update(jws, 'ascii').digest('hex'),
     epcisEvent: event,
     sealedAt,
   };
   const receipt = await deps.keyring.signCompact(canonicalJsonBytes(payload), SEAL_RECEIPT_TYPE);
-  await trx
-    .insertInto('seal_receipts')
-    .values({
-      job_ref: job.job_ref,
-      tenant_id: job.tenant_id,
-      gtin: job.gtin,
-      serial: job.serial,
-      receipt,
-      bundle_sha256: payload.bundleSha256,
-      epcis_event_id: event?.eventId ?? null,
-      sealed_at: sealedAt,
-    })
-    .execute();
+  return {
+    job_ref: job.job_ref,
+    tenant_id: job.tenant_id,
+    gtin: job.gtin,
+    serial: job.serial,
+    receipt,
+    bundle_sha256: payload.bundleSha256,
+    epcis_event_id: event?.eventId ?? null,
+    sealed_at: sealedAt,
+  };
 }
 
 /** The job after a result; `replayed` when it is the kept answer of an earlier request with the same key. */
@@ -480,11 +516,11 @@ export interface ResultOutcome {
 /**
  * Reads the job and checks everything a result needs before it may move it: the attempt is current and
  * live, the reporter holds it, the job is in a source state, the evidence has its status's shape and
- * proves what it claims. Throws {@link PrintJobRefused} or {@link EvidenceInvalid}; `db` is the root
- * handle for a single result, the batch's transaction for a batch (a batch's earlier items are visible).
+ * proves what it claims. Throws {@link PrintJobRefused} or {@link EvidenceInvalid}; `reads` are the
+ * database's for a single result, the batch's own for a batch (a batch's earlier items are visible).
  */
-async function checkResult(
-  db: Db,
+export async function checkResult(
+  reads: ResultReads,
   principal: Reporter,
   jobRef: string,
   input: ResultInput,
@@ -492,12 +528,7 @@ async function checkResult(
   checked?: BundleSignature,
 ): Promise<PrintJobTable> {
   const tenantId = principal.tenantId;
-  const job = await db
-    .selectFrom('print_jobs')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('job_ref', '=', jobRef)
-    .executeTakeFirst();
+  const job = await reads.job(tenantId, jobRef);
   if (!job) throw new PrintJobRefused('job_not_found', 'Print job not found');
   const sources = resultSources(input.status);
   const live =
@@ -508,16 +539,88 @@ async function checkResult(
   // A device that does not hold the attempt is told no more than its own part (see explainRefusal).
   const notHolder = principal.type === 'device' && job.device_id !== principal.id;
   if (!live || notHolder || !sources.includes(job.state as never)) {
-    throw await explainRefusal(db, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
+    throw await explainRefusal(reads, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
   }
   const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
   const parsed = schema.safeParse({ evidence: input.evidence });
   if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
   input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
-  await checkEvidence(db, job, input, checked);
+  await checkEvidence(reads, job, input, checked);
   return job;
 }
+
+/** What a result changes on its job and its attempt (the job's `updated_at` aside). */
+export function transitionOf(
+  input: ResultInput,
+  iso: string,
+): { job: Partial<PrintJobTable>; attempt: Partial<PrintAttemptTable> } {
+  const terminal = input.status === 'SEALED';
+  const failure = failureOf(input);
+  return {
+    job: {
+      state: input.status,
+      ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
+      ...(failure ? { last_error: failure.reason, lease_expires_at: null } : {}),
+    },
+    attempt: {
+      state: input.status,
+      ...(terminal || failure ? { ended_at: iso } : {}),
+      ...(failure ? { failure_reason: failure.reason } : {}),
+    },
+  };
+}
+
+function failureOf(input: ResultInput): { reason: string; detail?: string } | null {
+  return input.status === 'FAILED' ? (input.evidence.failure as { reason: string; detail?: string }) : null;
+}
+
+/** The evidence row a result records. */
+export function evidenceRow(
+  principal: Reporter,
+  job: PrintJobTable,
+  input: ResultInput,
+  iso: string,
+): PrintEvidenceTable {
+  return {
+    id: uuidv7(),
+    job_ref: job.job_ref,
+    attempt_id: input.attempt_id,
+    tenant_id: principal.tenantId,
+    state: input.status,
+    kind: EVIDENCE_KIND[input.status],
+    payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
+    actor_type: principal.type,
+    actor_id: principal.id,
+    recorded_at: iso,
+  };
+}
+
+/** The audit entry of a result that moved `job` (as it was before). */
+export function resultAudit(
+  principal: Reporter,
+  job: PrintJobTable,
+  input: ResultInput,
+  correlationId: string,
+): AuditEntry {
+  const failure = failureOf(input);
+  return {
+    tenantId: principal.tenantId,
+    actor: { type: principal.type, id: principal.id },
+    action: `print_job.${input.status.toLowerCase()}`,
+    resource: { type: 'print_job', id: job.job_ref },
+    correlationId,
+    details: {
+      attemptId: input.attempt_id,
+      from: job.state,
+      ...(failure ? { reason: failure.reason } : {}),
+    },
+  };
+}
+
+/** The liveness of a guarded transition: the lease, or a label that may already be out. */
+export const liveAt = (iso: string) => (eb: ExpressionBuilder<Database, 'print_jobs'>) =>
+  eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]);
 
 /**
  * The transition itself, inside the caller's transaction: one guarded UPDATE (tenant, job, current
@@ -536,78 +639,57 @@ async function moveJob(
 ): Promise<JobView> {
   const tenantId = principal.tenantId;
   const jobRef = job.job_ref;
-  const sources = resultSources(input.status);
-  const terminal = input.status === 'SEALED';
-  const failed = input.status === 'FAILED';
-  const failure = failed ? (input.evidence.failure as { reason: string; detail?: string }) : null;
+  const change = transitionOf(input, iso);
   const updated = await trx
     .updateTable('print_jobs')
-    .set({
-      state: input.status,
-      updated_at: iso,
-      ...(terminal ? { terminal_at: iso, lease_expires_at: null } : {}),
-      ...(failed ? { last_error: failure!.reason, lease_expires_at: null } : {}),
-    })
+    .set({ ...change.job, updated_at: iso })
     .where('tenant_id', '=', tenantId)
     .where('job_ref', '=', jobRef)
     .where('attempt_id', '=', input.attempt_id)
-    .where('state', 'in', sources)
-    .where((eb) => eb.or([eb('lease_expires_at', '>', iso), labelMayBeOut(eb)]))
+    .where('state', 'in', resultSources(input.status))
+    .where(liveAt(iso))
     .returningAll()
     .executeTakeFirst();
-  if (!updated)
-    throw await explainRefusal(trx, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
+  if (!updated) {
+    const refusal = refusalFor(principal, input);
+    throw await explainRefusal(refusalReads(trx), tenantId, jobRef, input.attempt_id, iso, refusal);
+  }
   await trx
     .insertInto('print_evidence')
-    .values({
-      id: uuidv7(),
-      job_ref: jobRef,
-      attempt_id: input.attempt_id,
-      tenant_id: tenantId,
-      state: input.status,
-      kind: EVIDENCE_KIND[input.status],
-      payload: JSON.stringify(input.evidence[EVIDENCE_KIND[input.status]]),
-      actor_type: principal.type,
-      actor_id: principal.id,
-      recorded_at: iso,
-    })
+    .values(evidenceRow(principal, job, input, iso))
     .execute();
   await trx
     .updateTable('print_attempts')
-    .set({
-      state: input.status,
-      ...(terminal || failed ? { ended_at: iso } : {}),
-      ...(failed ? { failure_reason: failure!.reason } : {}),
-    })
+    .set(change.attempt)
     .where('attempt_id', '=', input.attempt_id)
     .execute();
-  if (terminal) {
-    const event = await deps.port.confirmPrinted(trx, {
-      tenantId,
-      gtin: job.gtin,
-      serial: job.serial,
-      jobRef,
-      deviceId: job.device_id,
-      at: iso,
-      correlationId,
-    });
-    await countersign(trx, deps, job, input, event, iso);
+  if (input.status === 'SEALED') {
+    const [event = null] = await deps.port.confirmPrinted(trx, [sealOutcome(job, iso, correlationId)]);
+    const attempt = await trx
+      .selectFrom('print_attempts')
+      .select('passport_version_id')
+      .where('attempt_id', '=', input.attempt_id)
+      .executeTakeFirstOrThrow();
+    const receipt = await sealReceipt(deps, job, input, attempt.passport_version_id, event, iso);
+    await trx.insertInto('seal_receipts').values(receipt).execute();
   }
-  await recordAudit(trx, {
-    tenantId,
-    actor: { type: principal.type, id: principal.id },
-    action: `print_job.${input.status.toLowerCase()}`,
-    resource: { type: 'print_job', id: jobRef },
-    correlationId,
-    details: {
-      attemptId: input.attempt_id,
-      from: job.state,
-      ...(failure ? { reason: failure.reason } : {}),
-    },
-  });
+  await recordAudit(trx, resultAudit(principal, job, input, correlationId));
   const view = jobView(updated);
   await idempotency?.keep(trx, view);
   return view;
+}
+
+/** What a SEALED job tells the print loop (metadata.print, the EPCIS event, print.confirmed). */
+export function sealOutcome(job: PrintJobTable, iso: string, correlationId: string): PrintOutcome {
+  return {
+    tenantId: job.tenant_id,
+    gtin: job.gtin,
+    serial: job.serial,
+    jobRef: job.job_ref,
+    deviceId: job.device_id,
+    at: iso,
+    correlationId,
+  };
 }
 
 /**
@@ -627,7 +709,7 @@ export async function reportResult(
   const earlier = await idempotency?.earlier(deps.db);
   if (earlier) return { job: earlier, replayed: true };
   const iso = new Date(deps.now()).toISOString();
-  const job = await checkResult(deps.db, principal, jobRef, input, iso);
+  const job = await checkResult(databaseReads(deps.db), principal, jobRef, input, iso);
   try {
     const view = await deps.db
       .transaction()
@@ -644,90 +726,24 @@ export async function reportResult(
 }
 
 /**
- * The signatures of a device's SEALED bundles in a batch, checked with its key before the transaction (a
- * bundle that names another device, or a key rotated meanwhile, is checked again inside, as for one result).
+ * Applies one result of a batch inside the batch's transaction, exactly as {@link reportResult} would (its
+ * own checks, guarded transition, evidence, audit entry and Idempotency-Key); the caller wraps it in a
+ * savepoint, so a refused result writes nothing.
  */
-async function bundleSignatures(
-  db: Db,
-  principal: Reporter,
-  batch: readonly BatchedResult[],
-): Promise<Map<BatchedResult, BundleSignature>> {
-  const out = new Map<BatchedResult, BundleSignature>();
-  const sealed = batch.filter((b) => b.input.status === 'SEALED');
-  if (principal.type !== 'device' || sealed.length === 0) return out;
-  const device = await db
-    .selectFrom('devices')
-    .select('public_jwk')
-    .where('id', '=', principal.id)
-    .executeTakeFirst();
-  if (!device) return out;
-  await Promise.all(
-    sealed.map(async (b) => {
-      const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
-      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(device.public_jwk, jws));
-    }),
-  );
-  return out;
-}
-
-/** One result of a batch: the job, the result and its own Idempotency-Key. */
-export interface BatchedResult {
-  jobRef: string;
-  input: ResultInput;
-  idempotency: OperationKey<JobView>;
-}
-
-/** A batched result's outcome: the job after it, or why it was refused (the error the single route throws). */
-export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error: unknown };
-
-/**
- * Applies results that happen together in order, in one transaction: each one exactly as
- * {@link reportResult} would (its own checks, guarded transition, evidence, audit entry and Idempotency-Key),
- * inside a savepoint, so a refused result writes nothing and the others still apply; a later result of
- * the same job sees the earlier ones. What commits is what each answer says. A database failure of the
- * whole (not of one result) fails the batch: nothing of it committed, so all of it may be sent again.
- */
-export async function reportResults(
+export async function applyResult(
+  trx: Db,
   deps: ResultDeps,
   principal: Reporter,
-  batch: readonly BatchedResult[],
+  jobRef: string,
+  input: ResultInput,
+  idempotency: OperationKey<JobView>,
   correlationId: string,
-): Promise<BatchedOutcome[]> {
-  const iso = new Date(deps.now()).toISOString();
-  const signatures = await bundleSignatures(deps.db, principal, batch);
-  const outcomes = await deps.db.transaction().execute(async (trx) => {
-    const out: BatchedOutcome[] = [];
-    for (const item of batch) {
-      await sql`savepoint result_item`.execute(trx);
-      try {
-        const earlier = await item.idempotency.earlier(trx);
-        if (earlier) {
-          out.push({ ok: true, job: earlier, replayed: true });
-        } else {
-          const job = await checkResult(trx, principal, item.jobRef, item.input, iso, signatures.get(item));
-          const view = await moveJob(
-            trx,
-            deps,
-            principal,
-            job,
-            item.input,
-            item.idempotency,
-            correlationId,
-            iso,
-          );
-          out.push({ ok: true, job: view, replayed: false });
-        }
-        await sql`release savepoint result_item`.execute(trx);
-      } catch (err) {
-        await sql`rollback to savepoint result_item`.execute(trx);
-        await sql`release savepoint result_item`.execute(trx);
-        // A twin under the same key committed meanwhile (another replica): its answer is this one's.
-        const twin = await item.idempotency.earlier(trx).catch(() => null);
-        out.push(twin ? { ok: true, job: twin, replayed: true } : { ok: false, error: err });
-      }
-    }
-    return out;
-  });
-  if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
-  return outcomes;
+  iso: string,
+  checked?: BundleSignature,
+): Promise<ResultOutcome> {
+  const earlier = await idempotency.earlier(trx);
+  if (earlier) return { job: earlier, replayed: true };
+  const job = await checkResult(databaseReads(trx), principal, jobRef, input, iso, checked);
+  const view = await moveJob(trx, deps, principal, job, input, idempotency, correlationId, iso);
+  return { job: view, replayed: false };
 }

@@ -14,19 +14,30 @@ export interface AuditEntry {
 
 /** Appends to the audit log; call it inside the transaction of the change it records. */
 export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      id: uuidv7(),
-      tenant_id: entry.tenantId,
-      actor_type: entry.actor.type,
-      actor_id: entry.actor.id,
-      action: entry.action,
-      resource_type: entry.resource?.type ?? null,
-      resource_id: entry.resource?.id ?? null,
-      correlation_id: entry.correlationId ?? null,
-      details: entry.details ? JSON.stringify(entry.details) : null,
-      occurred_at: entry.at ?? new Date().toISOString(),
-    })
-    .execute();
+  await recordAudits(db, [entry]);
+}
+
+/** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
+const AUDIT_INSERT_CHUNK = 200;
+
+/** Appends several entries in order, in as few statements as the dialects' parameter limits allow. */
+export async function recordAudits(db: Db, entries: readonly AuditEntry[]): Promise<void> {
+  const rows = entries.map((entry) => ({
+    id: uuidv7(),
+    tenant_id: entry.tenantId,
+    actor_type: entry.actor.type,
+    actor_id: entry.actor.id,
+    action: entry.action,
+    resource_type: entry.resource?.type ?? null,
+    resource_id: entry.resource?.id ?? null,
+    correlation_id: entry.correlationId ?? null,
+    details: entry.details ? JSON.stringify(entry.details) : null,
+    occurred_at: entry.at ?? new Date().toISOString(),
+  }));
+  for (let i = 0; i < rows.length; i += AUDIT_INSERT_CHUNK) {
+    await db
+      .insertInto('audit_log')
+      .values(rows.slice(i, i + AUDIT_INSERT_CHUNK))
+      .execute();
+  }
 }

@@ -3,8 +3,8 @@
  * shared by POST /carriers/print-status and the AIDC print loop (SEALED, DEAD_LETTER).
  */
 import { sgtinPureIdentityUri } from '@dpp/shared';
-import { commissioningEvent, recordEpcisEvents } from '../epcis/index.js';
-import { recordEvent } from '../events/index.js';
+import { type EpcisEvent, commissioningEvent, recordEpcisEvents } from '../epcis/index.js';
+import { type DomainEvent, recordEvents } from '../events/index.js';
 import type { Db } from '../store/index.js';
 import { FAILED_CHUNK_SIZE, type OutcomeSource, type PrintStatus } from './model.js';
 import { lookupSerials, writePrint, type SerialRow } from './serial-rows.js';
@@ -129,19 +129,25 @@ export async function recordCommissioning(
   written: readonly WrittenOutcome[],
   certificationInfo?: string,
 ): Promise<string | null> {
+  const event = commissioningOf(meta, written, certificationInfo);
+  if (!event) return null;
+  const { stored } = await recordEpcisEvents(trx, meta.tenantId, [event], {
+    source: 'print-loop',
+    recordTime: meta.at,
+  });
+  return stored[0] ?? null;
+}
+
+/** The commissioning event {@link recordCommissioning} records, or null when no serial became printed. */
+export function commissioningOf(
+  meta: ReportMeta,
+  written: readonly WrittenOutcome[],
+  certificationInfo?: string,
+): EpcisEvent | null {
   const fresh = written.filter((w) => w.status === 'printed' && w.previous !== 'printed');
   if (fresh.length === 0) return null;
   const epcs = fresh.map((w) => sgtinPureIdentityUri(w.gtin, w.serial, w.companyPrefixLength));
-  const { stored } = await recordEpcisEvents(
-    trx,
-    meta.tenantId,
-    [commissioningEvent({ epcs, at: meta.at, certificationInfo })],
-    {
-      source: 'print-loop',
-      recordTime: meta.at,
-    },
-  );
-  return stored[0] ?? null;
+  return commissioningEvent({ epcs, at: meta.at, certificationInfo });
 }
 
 /** The events of one report: one entry per type, the data of each event (print.failed may be chunked). */
@@ -200,16 +206,22 @@ export async function queuePrintEvents(
   meta: ReportMeta & { correlationId: string | null },
   plans: readonly PrintEventPlan[],
 ): Promise<void> {
-  for (const plan of plans) {
-    for (const data of plan.payloads) {
-      await recordEvent(trx, {
-        tenantId: meta.tenantId,
-        type: plan.type,
-        resource: { type: 'print_report', id: meta.reportRef },
-        data,
-        correlationId: meta.correlationId,
-        occurredAt: meta.at,
-      });
-    }
-  }
+  await recordEvents(trx, printEvents(meta, plans));
+}
+
+/** The domain events of a report's plans, in order. */
+export function printEvents(
+  meta: ReportMeta & { correlationId: string | null },
+  plans: readonly PrintEventPlan[],
+): DomainEvent[] {
+  return plans.flatMap((plan) =>
+    plan.payloads.map((data) => ({
+      tenantId: meta.tenantId,
+      type: plan.type,
+      resource: { type: 'print_report', id: meta.reportRef },
+      data,
+      correlationId: meta.correlationId,
+      occurredAt: meta.at,
+    })),
+  );
 }

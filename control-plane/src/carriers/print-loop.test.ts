@@ -23,7 +23,10 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
   });
   afterAll(() => t?.close());
 
-  const outcome = (serial: string, extra: Partial<Parameters<typeof port.confirmPrinted>[1]> = {}) => ({
+  const outcome = (
+    serial: string,
+    extra: Partial<Parameters<typeof port.confirmPrinted>[1][number]> = {},
+  ) => ({
     tenantId,
     gtin: product.gtin,
     serial,
@@ -64,7 +67,7 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
   it('confirmPrinted: metadata.print printed, the EPCIS commissioning event and print.confirmed (source aidc)', async () => {
     const [serial] = (await allocate(t, key, product.id, 1)).serials;
     const o = outcome(serial!);
-    await t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, o));
+    await t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, [o]));
 
     const row = await t.cp.store.db
       .selectFrom('carrier_serials')
@@ -126,7 +129,7 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
     const o = outcome(serial!);
     await expect(
       t.cp.store.db.transaction().execute(async (trx) => {
-        await port.confirmPrinted(trx, o);
+        await port.confirmPrinted(trx, [o]);
         throw new Error('the job transition failed');
       }),
     ).rejects.toThrow('the job transition failed');
@@ -147,7 +150,7 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
 
   it('refuses to confirm a serial that was never allocated', async () => {
     await expect(
-      t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, outcome('999999999'))),
+      t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, [outcome('999999999')])),
     ).rejects.toThrow(/not allocated/);
   });
 });

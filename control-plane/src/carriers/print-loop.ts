@@ -1,16 +1,20 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { canonicalJson, isValidGtin, labelProofPath, normalizeGtin } from '@dpp/shared';
 import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
+import { recordEpcisEvents } from '../epcis/index.js';
+import { recordEvents } from '../events/index.js';
 import { markProductInPrintLoop } from '../products/index.js';
 import type { Db } from '../store/index.js';
 import { labelCodes } from './codes.js';
 import type { PrintStatus } from './model.js';
 import {
   applyOutcomes,
+  commissioningOf,
   planPrintEvents,
+  printEvents,
   queuePrintEvents,
-  recordCommissioning,
   type ReportMeta,
+  type WrittenOutcome,
 } from './outcomes.js';
 
 /** An allocated serial of the tenant under this GTIN, with what its label needs; null when there is none. */
@@ -42,19 +46,13 @@ export async function findAllocatedSerial(
   };
 }
 
-/**
- * The terminal outcome of a print job, written exactly as a print-status report of one serial: the
- * outcome, the EPCIS commissioning event when it became printed, and its event (source `aidc`, with the
- * jobRef), all in the caller's transaction. Unlike print-status, a failure to queue the event fails the
- * transition: the job's terminal state, metadata.print and the event commit together (DESIGN.md).
- */
-async function confirmOutcome(
+/** A print job's terminal outcome as one print-status report of its serial: its own report and metadata.print. */
+async function applyJobOutcome(
   db: Db,
   outcome: PrintOutcome,
   status: PrintStatus,
   reason: string | null,
-  publicBaseUrl: string,
-): Promise<CommissioningRef | null> {
+): Promise<{ meta: ReportMeta; written: WrittenOutcome[] }> {
   const meta: ReportMeta = {
     tenantId: outcome.tenantId,
     reportRef: randomUUID(),
@@ -69,22 +67,94 @@ async function confirmOutcome(
       `serial ${outcome.serial} of GTIN ${outcome.gtin} is not allocated in tenant ${outcome.tenantId}`,
     );
   }
+  return { meta, written };
+}
+
+/**
+ * The SEALED outcomes of print jobs, each written exactly as a print-status report of its one serial:
+ * metadata.print, the EPCIS commissioning event when it became printed, and print.confirmed (source
+ * `aidc`, with the jobRef), all in the caller's transaction. Unlike print-status, a failure to queue the
+ * event fails the transition: the job's terminal state, metadata.print and the event commit together
+ * (DESIGN.md). Jobs of one tenant sealed at one instant (a batch of results) share the INSERTs of their
+ * EPCIS events and domain events and the read of the events back; each job's report stays its own.
+ */
+async function confirmPrinted(
+  db: Db,
+  outcomes: readonly PrintOutcome[],
+  publicBaseUrl: string,
+): Promise<(CommissioningRef | null)[]> {
+  const together = new Map<string, PrintOutcome[]>();
+  for (const o of outcomes) {
+    const at = `${o.tenantId}\n${o.at}`;
+    together.set(at, [...(together.get(at) ?? []), o]);
+  }
+  const refs = new Map<PrintOutcome, CommissioningRef | null>();
+  for (const group of together.values()) {
+    const confirmed = await confirmPrintedTogether(db, group, publicBaseUrl);
+    group.forEach((o, i) => refs.set(o, confirmed[i]!));
+  }
+  return outcomes.map((o) => refs.get(o)!);
+}
+
+/** {@link confirmPrinted} for jobs of one tenant sealed at one instant. */
+async function confirmPrintedTogether(
+  db: Db,
+  outcomes: readonly PrintOutcome[],
+  publicBaseUrl: string,
+): Promise<(CommissioningRef | null)[]> {
+  const { tenantId, at } = outcomes[0]!;
+  const reports: { outcome: PrintOutcome; meta: ReportMeta; written: WrittenOutcome[] }[] = [];
+  for (const outcome of outcomes) {
+    reports.push({ outcome, ...(await applyJobOutcome(db, outcome, 'printed', null)) });
+  }
   // The event points at the label's proof, which in turn names the event (by its hash, in the seal receipt).
-  const proof = `${publicBaseUrl}${labelProofPath(normalizeGtin(outcome.gtin), outcome.serial)}`;
-  const eventId = await recordCommissioning(db, meta, written, proof);
+  const events = reports.map(({ outcome, meta, written }) => {
+    const proof = `${publicBaseUrl}${labelProofPath(normalizeGtin(outcome.gtin), outcome.serial)}`;
+    return commissioningOf(meta, written, proof);
+  });
+  const recording = events.filter((e) => e !== null);
+  const { stored } =
+    recording.length === 0
+      ? { stored: [] }
+      : await recordEpcisEvents(db, tenantId, recording, { source: 'print-loop', recordTime: at });
+  // Each event has a fresh random eventID, so none is a duplicate: the ids come back in the events' order.
+  if (stored.length !== recording.length) throw new Error('a commissioning event was not stored');
+  const documents =
+    stored.length === 0
+      ? []
+      : await db
+          .selectFrom('epcis_events')
+          .select(['event_id', 'document'])
+          .where('tenant_id', '=', tenantId)
+          .where('event_id', 'in', stored)
+          .execute();
+  const documentOf = new Map(documents.map((d) => [d.event_id, d.document]));
+  let next = 0;
+  const refs = events.map((event): CommissioningRef | null => {
+    if (!event) return null;
+    const eventId = stored[next++]!;
+    const sha256 = createHash('sha256')
+      .update(canonicalJson(JSON.parse(documentOf.get(eventId)!)))
+      .digest('hex');
+    return { eventId, sha256 };
+  });
+  await recordEvents(
+    db,
+    reports.flatMap(({ outcome, meta, written }) =>
+      printEvents(
+        { ...meta, correlationId: outcome.correlationId },
+        planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written),
+      ),
+    ),
+  );
+  return refs;
+}
+
+/** DEAD_LETTER: written as a print-status report of the serial, with print.failed (see confirmPrinted). */
+async function confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void> {
+  const { meta, written } = await applyJobOutcome(db, outcome, 'failed', outcome.reason);
   const plans = planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written);
   await queuePrintEvents(db, { ...meta, correlationId: outcome.correlationId }, plans);
-  if (!eventId) return null;
-  const { document } = await db
-    .selectFrom('epcis_events')
-    .select('document')
-    .where('tenant_id', '=', outcome.tenantId)
-    .where('event_id', '=', eventId)
-    .executeTakeFirstOrThrow();
-  const sha256 = createHash('sha256')
-    .update(canonicalJson(JSON.parse(document)))
-    .digest('hex');
-  return { eventId, sha256 };
 }
 
 /**
@@ -98,9 +168,7 @@ export function carriersPrintLoop(deps: { publicBaseUrl: string }): Omit<PrintLo
     markInPrintLoop: async (db, tenantId, productId) => {
       await markProductInPrintLoop(db, tenantId, productId);
     },
-    confirmPrinted: (db, outcome) => confirmOutcome(db, outcome, 'printed', null, deps.publicBaseUrl),
-    confirmFailed: async (db, outcome) => {
-      await confirmOutcome(db, outcome, 'failed', outcome.reason, deps.publicBaseUrl);
-    },
+    confirmPrinted: (db, outcomes) => confirmPrinted(db, outcomes, deps.publicBaseUrl),
+    confirmFailed,
   };
 }

@@ -1,5 +1,5 @@
 import type { EventType } from '@dpp/shared';
-import { enqueueOutbox } from '../outbox/index.js';
+import { enqueueOutboxMessages } from '../outbox/index.js';
 import type { Db } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 
@@ -18,25 +18,38 @@ export interface DomainEvent {
  * carry as `id`.
  */
 export async function recordEvent(db: Db, event: DomainEvent): Promise<string> {
-  const id = uuidv7();
-  const occurredAt = event.occurredAt ?? new Date().toISOString();
-  await db
-    .insertInto('events')
-    .values({
-      id,
-      tenant_id: event.tenantId,
-      type: event.type,
-      resource_type: event.resource?.type ?? null,
-      resource_id: event.resource?.id ?? null,
-      data: JSON.stringify(event.data),
-      correlation_id: event.correlationId ?? null,
-      occurred_at: occurredAt,
-    })
-    .execute();
-  await enqueueOutbox(db, {
-    topic: 'event',
-    tenantId: event.tenantId,
-    payload: { eventId: id, type: event.type, occurredAt, data: event.data },
-  });
-  return id;
+  const [id] = await recordEvents(db, [event]);
+  return id!;
+}
+
+/** Rows per multi-row INSERT: 8 columns x 200 stays far below both dialects' parameter limits. */
+const EVENT_INSERT_CHUNK = 200;
+
+/** Records several events as {@link recordEvent} records one, in order: one INSERT of events, one of outbox rows. */
+export async function recordEvents(db: Db, events: readonly DomainEvent[]): Promise<string[]> {
+  const rows = events.map((event) => ({
+    id: uuidv7(),
+    tenant_id: event.tenantId,
+    type: event.type,
+    resource_type: event.resource?.type ?? null,
+    resource_id: event.resource?.id ?? null,
+    data: JSON.stringify(event.data),
+    correlation_id: event.correlationId ?? null,
+    occurred_at: event.occurredAt ?? new Date().toISOString(),
+  }));
+  for (let i = 0; i < rows.length; i += EVENT_INSERT_CHUNK) {
+    await db
+      .insertInto('events')
+      .values(rows.slice(i, i + EVENT_INSERT_CHUNK))
+      .execute();
+  }
+  await enqueueOutboxMessages(
+    db,
+    events.map((event, i) => ({
+      topic: 'event',
+      tenantId: event.tenantId,
+      payload: { eventId: rows[i]!.id, type: event.type, occurredAt: rows[i]!.occurred_at, data: event.data },
+    })),
+  );
+  return rows.map((r) => r.id);
 }

@@ -4,6 +4,7 @@ import { canonicalJson } from '@dpp/shared';
 import {
   type Db,
   type IdempotencyKeyRef,
+  type IdempotencyKeyTable,
   type OperationKey,
   type SecretBox,
   completeIdempotencyKey,
@@ -182,32 +183,49 @@ export function operationKey<T>(
   opts: { ttlHours: number; now: () => number },
   codec: AnswerReply<T>,
 ): OperationKey<T> {
+  const answerIn = (row: IdempotencyKeyTable | undefined): T | null => {
+    if (!row || row.expires_at <= new Date(opts.now()).toISOString() || row.state !== 'completed') {
+      return null;
+    }
+    if (row.request_hash !== scope.requestHash) throw keyReused();
+    return codec.fromReply({
+      status: row.response_status ?? 200,
+      body: row.response_body === null ? undefined : JSON.parse(row.response_body),
+    });
+  };
+  const rowFor = (answer: T): IdempotencyKeyTable => {
+    const reply = codec.toReply(answer);
+    const at = lifetime(opts.now(), opts.ttlHours);
+    return {
+      tenant_id: scope.tenantId,
+      route: scope.route,
+      key: scope.key,
+      request_hash: scope.requestHash,
+      state: 'completed',
+      response_status: reply.status,
+      response_body: reply.body === undefined ? null : JSON.stringify(reply.body),
+      response_headers: null,
+      locked_at: at.now,
+      created_at: at.now,
+      expires_at: at.expiresAt,
+    };
+  };
   return {
+    ref: { tenantId: scope.tenantId, route: scope.route, key: scope.key },
+    answerIn,
+    rowFor,
     async earlier(db) {
-      const row = await findIdempotencyKey(db, scope);
-      if (!row || row.expires_at <= new Date(opts.now()).toISOString() || row.state !== 'completed') {
-        return null;
-      }
-      if (row.request_hash !== scope.requestHash) throw keyReused();
-      return codec.fromReply({
-        status: row.response_status ?? 200,
-        body: row.response_body === null ? undefined : JSON.parse(row.response_body),
-      });
+      return answerIn(await findIdempotencyKey(db, scope));
     },
     async keep(trx, answer) {
-      const reply = codec.toReply(answer);
-      const at = lifetime(opts.now(), opts.ttlHours);
-      await deleteExpiredIdempotencyKey(trx, scope, at.now);
+      const row = rowFor(answer);
+      await deleteExpiredIdempotencyKey(trx, scope, row.created_at);
       await insertCompletedIdempotencyKey(
         trx,
         scope,
-        scope.requestHash,
-        {
-          status: reply.status,
-          body: reply.body === undefined ? null : JSON.stringify(reply.body),
-          headers: null,
-        },
-        at,
+        row.request_hash,
+        { status: row.response_status!, body: row.response_body, headers: null },
+        { now: row.created_at, expiresAt: row.expires_at },
       );
     },
   };

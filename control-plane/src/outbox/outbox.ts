@@ -31,23 +31,34 @@ export function outboxRowsWritten(): number {
  * crash can delay the effect but never lose it, and a rolled-back change never emits it.
  */
 export async function enqueueOutbox(db: Db, message: OutboxMessage): Promise<string> {
-  const id = uuidv7();
+  const [id] = await enqueueOutboxMessages(db, [message]);
+  return id!;
+}
+
+/** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
+const OUTBOX_INSERT_CHUNK = 200;
+
+/** Writes several side effects as {@link enqueueOutbox} writes one, in order, with one INSERT for all. */
+export async function enqueueOutboxMessages(db: Db, messages: readonly OutboxMessage[]): Promise<string[]> {
   const now = new Date().toISOString();
-  await db
-    .insertInto('outbox')
-    .values({
-      id,
-      tenant_id: message.tenantId,
-      topic: message.topic,
-      payload: JSON.stringify(message.payload),
-      created_at: now,
-      available_at: message.availableAt ?? now,
-      attempts: 0,
-      locked_until: null,
-      last_error: null,
-      processed_at: null,
-    })
-    .execute();
-  rowsWritten += 1;
-  return id;
+  const rows = messages.map((message) => ({
+    id: uuidv7(),
+    tenant_id: message.tenantId,
+    topic: message.topic,
+    payload: JSON.stringify(message.payload),
+    created_at: now,
+    available_at: message.availableAt ?? now,
+    attempts: 0,
+    locked_until: null,
+    last_error: null,
+    processed_at: null,
+  }));
+  for (let i = 0; i < rows.length; i += OUTBOX_INSERT_CHUNK) {
+    await db
+      .insertInto('outbox')
+      .values(rows.slice(i, i + OUTBOX_INSERT_CHUNK))
+      .execute();
+  }
+  rowsWritten += rows.length;
+  return rows.map((r) => r.id);
 }

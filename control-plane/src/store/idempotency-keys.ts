@@ -118,6 +118,65 @@ export async function insertCompletedIdempotencyKey(
     .execute();
 }
 
+/**
+ * The rows of several keys of one owner and route, read at once (a batch of results reads all its keys
+ * before it applies any).
+ */
+export async function findIdempotencyKeys(
+  db: Db,
+  owner: Omit<IdempotencyKeyRef, 'key'>,
+  keys: readonly string[],
+): Promise<IdempotencyKeyTable[]> {
+  if (keys.length === 0) return [];
+  return db
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('tenant_id', '=', owner.tenantId)
+    .where('route', '=', owner.route)
+    .where('key', 'in', keys)
+    .execute();
+}
+
+/** Rows per multi-row INSERT of keys: 11 columns x 200 stays far below both dialects' parameter limits. */
+const KEY_INSERT_CHUNK = 200;
+
+/**
+ * Keeps several completed answers in the caller's transaction, each row as {@link OperationKey.rowFor}
+ * built it. Returns how many were inserted: fewer than given when a twin committed a key first.
+ */
+export async function insertCompletedIdempotencyKeys(
+  trx: Db,
+  rows: readonly IdempotencyKeyTable[],
+): Promise<number> {
+  let inserted = 0;
+  for (let i = 0; i < rows.length; i += KEY_INSERT_CHUNK) {
+    const res = await trx
+      .insertInto('idempotency_keys')
+      .values(rows.slice(i, i + KEY_INSERT_CHUNK))
+      .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing())
+      .executeTakeFirst();
+    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
+  }
+  return inserted;
+}
+
+/** Deletes the rows of these keys that expired at or before `now` (they no longer count). */
+export async function deleteExpiredIdempotencyKeys(
+  db: Db,
+  owner: Omit<IdempotencyKeyRef, 'key'>,
+  keys: readonly string[],
+  now: string,
+): Promise<void> {
+  if (keys.length === 0) return;
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('tenant_id', '=', owner.tenantId)
+    .where('route', '=', owner.route)
+    .where('key', 'in', keys)
+    .where('expires_at', '<=', now)
+    .execute();
+}
+
 /** Deletes the key's row if it expired at or before `now` (it no longer counts). */
 export async function deleteExpiredIdempotencyKey(
   db: Db,
@@ -165,10 +224,19 @@ export async function purgeExpiredIdempotencyKeys(db: Db, now: string): Promise<
  * with its work, so a retry replays instead of doing the work twice. The HTTP layer builds it.
  */
 export interface OperationKey<T> {
+  /** Which key it is. */
+  readonly ref: IdempotencyKeyRef;
   /** The answer of an earlier request under this key, or null to proceed. */
   earlier(db: Db): Promise<T | null>;
   /** Keeps the answer in the caller's transaction; the transaction fails if a twin committed first. */
   keep(trx: Db, answer: T): Promise<void>;
+  /**
+   * What {@link earlier} answers when the key's row, read by the caller, is `row` (undefined: there is
+   * none); for callers that read several keys at once ({@link findIdempotencyKeys}).
+   */
+  answerIn(row: IdempotencyKeyTable | undefined): T | null;
+  /** The row {@link keep} would insert, for callers that keep several answers at once. */
+  rowFor(answer: T): IdempotencyKeyTable;
 }
 
 function keyColumns(ref: IdempotencyKeyRef) {

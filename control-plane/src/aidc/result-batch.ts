@@ -1,0 +1,474 @@
+/**
+ * A batch of results (`POST /aidc/jobs/results`) applied set-wise: the batch reads what its checks need
+ * at once, runs every result's checks against those rows with the results accepted before it applied,
+ * then writes the accepted ones with a few statements for all of them instead of a dozen for each.
+ */
+import { sql } from 'kysely';
+import { type AuditEntry, recordAudits } from '../audit/index.js';
+import {
+  type Db,
+  type IdempotencyKeyRef,
+  type IdempotencyKeyTable,
+  type OperationKey,
+  type PrintAttemptTable,
+  type PrintEvidenceTable,
+  type PrintJobTable,
+  deleteExpiredIdempotencyKeys,
+  findIdempotencyKeys,
+  insertCompletedIdempotencyKeys,
+} from '../store/index.js';
+import { type JobView, jobView } from './model.js';
+import {
+  type BundleSignature,
+  type Reporter,
+  type ResultDeps,
+  type ResultInput,
+  type ResultOutcome,
+  type ResultReads,
+  applyResult,
+  checkResult,
+  databaseReads,
+  evidenceRow,
+  liveAt,
+  resultAudit,
+  sealOutcome,
+  sealReceipt,
+  transitionOf,
+  verifyBundleSignature,
+} from './result.js';
+
+/** One result of a batch: the job, the result and its own Idempotency-Key. */
+export interface BatchedResult {
+  jobRef: string;
+  input: ResultInput;
+  idempotency: OperationKey<JobView>;
+}
+
+/** A batched result's outcome: the job after it, or why it was refused (the error the single route throws). */
+export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error: unknown };
+
+/**
+ * Applies results that happen together in order, in one transaction: each one exactly as
+ * {@link reportResult} would (its own checks, guarded transition, evidence, audit entry and
+ * Idempotency-Key); a refused result writes nothing and the others still apply; a later result of the same
+ * job sees the earlier ones. What commits is what each answer says. A database failure of the whole (not
+ * of one result) fails the batch: nothing of it committed, so all of it may be sent again.
+ *
+ * The checks run against rows read at the start of the transaction, and the writes go out set-wise, each
+ * job's one guarded UPDATE naming the state, attempt and live lease the checks saw. When a write finds the
+ * database other than read (another writer moved a job, or a twin kept one of the keys, on PostgreSQL) or
+ * fails, the set-wise writes are rolled back and the batch is applied again result by result, as the
+ * single route would, so the answers never rest on the rows read at the start being fresh.
+ */
+export async function reportResults(
+  deps: ResultDeps,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+  correlationId: string,
+): Promise<BatchedOutcome[]> {
+  const iso = new Date(deps.now()).toISOString();
+  const signatures = await bundleSignatures(deps.db, principal, batch);
+  // The checks keep the evidence as parsed; a batch applied again result by result starts from the request.
+  const sent = batch.map((b) => b.input.evidence);
+  const outcomes = await deps.db.transaction().execute(async (trx) => {
+    const records = await BatchRecords.read(trx, principal, batch);
+    const writes = new BatchWrites(principal, correlationId, iso);
+    const out: BatchedOutcome[] = [];
+    for (const item of batch) {
+      try {
+        const key = item.idempotency;
+        const earlier = key.answerIn(records.keyRow(key.ref));
+        if (earlier) {
+          out.push({ ok: true, job: earlier, replayed: true });
+          continue;
+        }
+        const job = await checkResult(records, principal, item.jobRef, item.input, iso, signatures.get(item));
+        out.push({ ok: true, job: writes.accept(records, job, item), replayed: false });
+      } catch (err) {
+        // The single route's second look at the key finds the row read above: a refusal stays one.
+        out.push({ ok: false, error: err });
+      }
+    }
+    if (writes.empty) return out;
+    await sql`savepoint result_batch`.execute(trx);
+    try {
+      await writes.flush(trx, deps, records);
+      await sql`release savepoint result_batch`.execute(trx);
+      return out;
+    } catch {
+      await sql`rollback to savepoint result_batch`.execute(trx);
+      await sql`release savepoint result_batch`.execute(trx);
+      batch.forEach((b, i) => (b.input.evidence = sent[i]!));
+      return applyOneByOne(trx, deps, principal, batch, correlationId, iso, signatures);
+    }
+  });
+  if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
+  return outcomes;
+}
+
+/**
+ * Each result exactly as the single route applies it, in a savepoint of its own: what a batch falls back
+ * to when its set-wise writes cannot stand.
+ */
+async function applyOneByOne(
+  trx: Db,
+  deps: ResultDeps,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+  correlationId: string,
+  iso: string,
+  signatures: Map<BatchedResult, BundleSignature>,
+): Promise<BatchedOutcome[]> {
+  const out: BatchedOutcome[] = [];
+  for (const item of batch) {
+    await sql`savepoint result_item`.execute(trx);
+    try {
+      const { jobRef, input, idempotency } = item;
+      const applied = await applyResult(
+        trx,
+        deps,
+        principal,
+        jobRef,
+        input,
+        idempotency,
+        correlationId,
+        iso,
+        signatures.get(item),
+      );
+      out.push({ ok: true, ...applied });
+      await sql`release savepoint result_item`.execute(trx);
+    } catch (err) {
+      await sql`rollback to savepoint result_item`.execute(trx);
+      await sql`release savepoint result_item`.execute(trx);
+      // A twin under the same key committed meanwhile (another replica): its answer is this one's.
+      const twin = await item.idempotency.earlier(trx).catch(() => null);
+      out.push(twin ? { ok: true, job: twin, replayed: true } : { ok: false, error: err });
+    }
+  }
+  return out;
+}
+
+/**
+ * The signatures of a device's SEALED bundles in a batch, checked with its key before the transaction (a
+ * bundle that names another device, or a key rotated meanwhile, is checked again inside, as for one result).
+ */
+async function bundleSignatures(
+  db: Db,
+  principal: Reporter,
+  batch: readonly BatchedResult[],
+): Promise<Map<BatchedResult, BundleSignature>> {
+  const out = new Map<BatchedResult, BundleSignature>();
+  const sealed = batch.filter((b) => b.input.status === 'SEALED');
+  if (principal.type !== 'device' || sealed.length === 0) return out;
+  const device = await db
+    .selectFrom('devices')
+    .select('public_jwk')
+    .where('id', '=', principal.id)
+    .executeTakeFirst();
+  if (!device) return out;
+  await Promise.all(
+    sealed.map(async (b) => {
+      const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
+      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(device.public_jwk, jws));
+    }),
+  );
+  return out;
+}
+
+type AttemptRow = Pick<
+  PrintAttemptTable,
+  'attempt_id' | 'job_ref' | 'device_id' | 'envelope_jti' | 'passport_version_id' | 'failure_reason'
+>;
+
+const keyOf = (ref: IdempotencyKeyRef) => `${ref.tenantId}\n${ref.route}\n${ref.key}`;
+
+/** Keys by their owner and route (a batch's all share one), each group read or deleted in one statement. */
+function byOwner(refs: readonly IdempotencyKeyRef[]): { owner: IdempotencyKeyRef; keys: string[] }[] {
+  const groups = new Map<string, { owner: IdempotencyKeyRef; keys: Set<string> }>();
+  for (const ref of refs) {
+    const at = `${ref.tenantId}\n${ref.route}`;
+    const group = groups.get(at) ?? { owner: ref, keys: new Set<string>() };
+    group.keys.add(ref.key);
+    groups.set(at, group);
+  }
+  return [...groups.values()].map((g) => ({ owner: g.owner, keys: [...g.keys] }));
+}
+
+/**
+ * What a batch's checks read, read at once at the start of its transaction: its jobs, their attempts, the
+ * evidence of the attempts it names, its keys, and for SEALED the device and the passport versions. As the
+ * batch accepts results, their effects are applied here, so a later result sees the earlier ones.
+ */
+class BatchRecords implements ResultReads {
+  private constructor(
+    private readonly db: Db,
+    private readonly tenantId: string,
+    private readonly jobs: Map<string, PrintJobTable>,
+    private readonly attempts: Map<string, AttemptRow>,
+    private readonly recorded: Map<string, Map<string, string>>,
+    private readonly keys: Map<string, IdempotencyKeyTable>,
+    private readonly devices: Map<string, Promise<Awaited<ReturnType<ResultReads['device']>>>>,
+    private readonly versions: Map<string, Promise<Awaited<ReturnType<ResultReads['passportVersion']>>>>,
+  ) {}
+
+  /**
+   * Jobs first, keys last: on PostgreSQL each read sees what committed before it, so a twin's change
+   * seen in a job is seen in its key too (and the job's guarded UPDATE catches any change after).
+   */
+  static async read(trx: Db, principal: Reporter, batch: readonly BatchedResult[]): Promise<BatchRecords> {
+    const jobRefs = [...new Set(batch.map((b) => b.jobRef))];
+    // By key alone, the tenant compared here: with the tenant in the WHERE, SQLite walks the tenant's
+    // jobs on an index that starts with tenant_id instead of probing the primary key once per job.
+    const jobs = (
+      await trx.selectFrom('print_jobs').selectAll().where('job_ref', 'in', jobRefs).execute()
+    ).filter((j) => j.tenant_id === principal.tenantId);
+    const attempts =
+      jobs.length === 0
+        ? []
+        : await trx
+            .selectFrom('print_attempts')
+            .select([
+              'attempt_id',
+              'job_ref',
+              'device_id',
+              'envelope_jti',
+              'passport_version_id',
+              'failure_reason',
+            ])
+            .where(
+              'job_ref',
+              'in',
+              jobs.map((j) => j.job_ref),
+            )
+            .execute();
+    const known = new Set(attempts.map((a) => a.attempt_id));
+    const named = [...new Set(batch.map((b) => b.input.attempt_id))].filter((id) => known.has(id));
+    const evidence =
+      named.length === 0
+        ? []
+        : await trx
+            .selectFrom('print_evidence')
+            .select(['attempt_id', 'kind', 'payload'])
+            .where('attempt_id', 'in', named)
+            .execute();
+    const keys = new Map<string, IdempotencyKeyTable>();
+    for (const { owner, keys: some } of byOwner(batch.map((b) => b.idempotency.ref))) {
+      for (const row of await findIdempotencyKeys(trx, owner, some)) {
+        keys.set(keyOf({ tenantId: row.tenant_id, route: row.route, key: row.key }), row);
+      }
+    }
+    const recorded = new Map<string, Map<string, string>>(named.map((id) => [id, new Map()]));
+    for (const e of evidence) recorded.get(e.attempt_id)!.set(e.kind, e.payload);
+    const records = new BatchRecords(
+      trx,
+      principal.tenantId,
+      new Map(jobs.map((j) => [j.job_ref, j])),
+      new Map(attempts.map((a) => [a.attempt_id, a])),
+      recorded,
+      keys,
+      new Map(),
+      new Map(),
+    );
+    await records.readSealing(principal, batch);
+    return records;
+  }
+
+  /** For SEALED, the reporting device's key and the versions its attempts printed, in one read each. */
+  private async readSealing(principal: Reporter, batch: readonly BatchedResult[]): Promise<void> {
+    const sealing = batch.filter((b) => b.input.status === 'SEALED');
+    if (sealing.length === 0) return;
+    if (principal.type === 'device') {
+      const device = this.db
+        .selectFrom('devices')
+        .select(['public_jwk', 'key_thumbprint'])
+        .where('id', '=', principal.id)
+        .executeTakeFirst();
+      this.devices.set(principal.id, device);
+      await device;
+    }
+    const ids = [
+      ...new Set(sealing.map((b) => this.attempts.get(b.input.attempt_id)?.passport_version_id ?? null)),
+    ].filter((id) => id !== null);
+    if (ids.length === 0) return;
+    const versions = await this.db
+      .selectFrom('passport_versions')
+      .select(['id', 'content_hash', 'merkle_root'])
+      .where('id', 'in', ids)
+      .execute();
+    for (const id of ids) this.versions.set(id, Promise.resolve(versions.find((v) => v.id === id)));
+  }
+
+  job(tenantId: string, jobRef: string): Promise<PrintJobTable | undefined> {
+    return Promise.resolve(tenantId === this.tenantId ? this.jobs.get(jobRef) : undefined);
+  }
+
+  deviceAttempts(jobRef: string, deviceId: string): Promise<string[]> {
+    const own = [...this.attempts.values()].filter((a) => a.job_ref === jobRef && a.device_id === deviceId);
+    return Promise.resolve(own.map((a) => a.attempt_id));
+  }
+
+  failureReason(attemptId: string): Promise<string | null | undefined> {
+    return Promise.resolve(this.attempts.get(attemptId)?.failure_reason);
+  }
+
+  evidence(attemptId: string): Promise<ReadonlyMap<string, string>> {
+    return Promise.resolve(this.recorded.get(attemptId) ?? new Map<string, string>());
+  }
+
+  attempt(attemptId: string): Promise<AttemptRow | undefined> {
+    return Promise.resolve(this.attempts.get(attemptId));
+  }
+
+  /** Read at the start for the reporting device; another one (never asked for today) is read when asked. */
+  device(id: string): ReturnType<ResultReads['device']> {
+    const read = this.devices.get(id) ?? databaseReads(this.db).device(id);
+    this.devices.set(id, read);
+    return read;
+  }
+
+  passportVersion(id: string): ReturnType<ResultReads['passportVersion']> {
+    const read = this.versions.get(id) ?? databaseReads(this.db).passportVersion(id);
+    this.versions.set(id, read);
+    return read;
+  }
+
+  /** The key's row as read, or as an accepted result of this batch keeps it. */
+  keyRow(ref: IdempotencyKeyRef): IdempotencyKeyTable | undefined {
+    return this.keys.get(keyOf(ref));
+  }
+
+  /** An accepted result's effects, for the results after it. */
+  apply(
+    job: PrintJobTable,
+    change: ReturnType<typeof transitionOf>,
+    evidence: PrintEvidenceTable,
+    key: IdempotencyKeyTable,
+  ): void {
+    this.jobs.set(job.job_ref, job);
+    const attempt = this.attempts.get(evidence.attempt_id)!;
+    this.attempts.set(evidence.attempt_id, { ...attempt, ...change.attempt });
+    this.recorded.get(evidence.attempt_id)!.set(evidence.kind, evidence.payload);
+    this.keys.set(keyOf({ tenantId: key.tenant_id, route: key.route, key: key.key }), key);
+  }
+
+  /** Whether the key had a row when the batch read it (an expired one, if a result keeps it now). */
+  hadKey(ref: IdempotencyKeyRef): boolean {
+    return this.keys.has(keyOf(ref));
+  }
+}
+
+/** A job's move in a batch: the row its checks first saw (the guard) and what all its results change. */
+interface JobMove {
+  seen: PrintJobTable;
+  set: Partial<PrintJobTable>;
+}
+
+/** The writes of a batch's accepted results, collected in order and written set-wise. */
+class BatchWrites {
+  private readonly moves = new Map<string, JobMove>();
+  private readonly attempts = new Map<string, Partial<PrintAttemptTable>>();
+  private readonly evidence: PrintEvidenceTable[] = [];
+  private readonly audits: AuditEntry[] = [];
+  private readonly sealed: { job: PrintJobTable; input: ResultInput }[] = [];
+  private readonly keys: IdempotencyKeyTable[] = [];
+  /** Kept keys that had an (expired) row: it is deleted before the new one goes in. */
+  private readonly expired: IdempotencyKeyRef[] = [];
+
+  constructor(
+    private readonly principal: Reporter,
+    private readonly correlationId: string,
+    private readonly iso: string,
+  ) {}
+
+  get empty(): boolean {
+    return this.moves.size === 0;
+  }
+
+  /** Takes a checked result (`job` as its checks saw it) and answers the job after it. */
+  accept(records: BatchRecords, job: PrintJobTable, item: BatchedResult): JobView {
+    const { input, idempotency } = item;
+    const change = transitionOf(input, this.iso);
+    const after: PrintJobTable = { ...job, ...change.job, updated_at: this.iso };
+    const move = this.moves.get(job.job_ref) ?? { seen: job, set: {} };
+    Object.assign(move.set, change.job, { updated_at: this.iso });
+    this.moves.set(job.job_ref, move);
+    this.attempts.set(input.attempt_id, { ...this.attempts.get(input.attempt_id), ...change.attempt });
+    const evidence = evidenceRow(this.principal, job, input, this.iso);
+    this.evidence.push(evidence);
+    this.audits.push(resultAudit(this.principal, job, input, this.correlationId));
+    if (input.status === 'SEALED') this.sealed.push({ job, input });
+    const view = jobView(after);
+    const key = idempotency.rowFor(view);
+    if (records.hadKey(idempotency.ref)) this.expired.push(idempotency.ref);
+    this.keys.push(key);
+    records.apply(after, change, evidence, key);
+    return view;
+  }
+
+  /**
+   * Writes everything: per job one guarded UPDATE to its last state, then the keys, the evidence, the
+   * attempts, SEALED's side effects and the audit entries, each for all results at once. Throws when a job
+   * or a key is no longer as read.
+   */
+  async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
+    for (const [jobRef, { seen, set }] of this.moves) {
+      const moved = await trx
+        .updateTable('print_jobs')
+        .set(set)
+        .where('tenant_id', '=', this.principal.tenantId)
+        .where('job_ref', '=', jobRef)
+        .where('attempt_id', '=', seen.attempt_id!)
+        .where('state', '=', seen.state)
+        .where(liveAt(this.iso))
+        .executeTakeFirst();
+      if (Number(moved.numUpdatedRows) !== 1) throw new Error(`job ${jobRef} moved since the batch read it`);
+    }
+    await this.flushKeys(trx);
+    await insertEvidence(trx, this.evidence);
+    // One UPDATE per distinct change: in a batch most attempts end in the same state at the same instant.
+    const groups = new Map<string, { set: Partial<PrintAttemptTable>; ids: string[] }>();
+    for (const [id, set] of this.attempts) {
+      const group = groups.get(JSON.stringify(set)) ?? { set, ids: [] };
+      group.ids.push(id);
+      groups.set(JSON.stringify(set), group);
+    }
+    for (const { set, ids } of groups.values()) {
+      await trx.updateTable('print_attempts').set(set).where('attempt_id', 'in', ids).execute();
+    }
+    if (this.sealed.length > 0) {
+      const outcomes = this.sealed.map(({ job }) => sealOutcome(job, this.iso, this.correlationId));
+      const events = await deps.port.confirmPrinted(trx, outcomes);
+      const receipts = await Promise.all(
+        this.sealed.map(async ({ job, input }, i) => {
+          const attempt = await records.attempt(input.attempt_id);
+          return sealReceipt(deps, job, input, attempt!.passport_version_id, events[i] ?? null, this.iso);
+        }),
+      );
+      await trx.insertInto('seal_receipts').values(receipts).execute();
+    }
+    await recordAudits(trx, this.audits);
+  }
+
+  private async flushKeys(trx: Db): Promise<void> {
+    if (this.expired.length > 0) {
+      const now = this.keys.map((k) => k.created_at).reduce((a, b) => (a > b ? a : b));
+      for (const { owner, keys } of byOwner(this.expired)) {
+        await deleteExpiredIdempotencyKeys(trx, owner, keys, now);
+      }
+    }
+    const kept = await insertCompletedIdempotencyKeys(trx, this.keys);
+    if (kept !== this.keys.length) throw new Error('an Idempotency-Key of the batch was kept meanwhile');
+  }
+}
+
+/** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
+const EVIDENCE_INSERT_CHUNK = 200;
+
+async function insertEvidence(trx: Db, rows: readonly PrintEvidenceTable[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += EVIDENCE_INSERT_CHUNK) {
+    await trx
+      .insertInto('print_evidence')
+      .values(rows.slice(i, i + EVIDENCE_INSERT_CHUNK))
+      .execute();
+  }
+}
