@@ -75,7 +75,9 @@ async function run(input: LoadInput): Promise<LoadOutput> {
     if (rest > 0) await new Promise((r) => setTimeout(r, rest));
   };
   await Promise.all(
-    devices.map(async (d) => {
+    devices.map(async (d, i) => {
+      // Paced printers do not start in step: each device's period begins at its own offset, as on a floor.
+      if (periodMs > 0) await pace(performance.now() - periodMs + (periodMs * i) / devices.length);
       for (;;) {
         const c0 = performance.now();
         if (input.protocol === 'single') {
