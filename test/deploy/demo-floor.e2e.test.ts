@@ -6,6 +6,7 @@
  * both replicas and the agent online on the broker under its own login.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,10 +26,16 @@ async function until<T>(what: string, fn: () => T | null, timeoutMs: number, out
     const v = fn();
     if (v !== null) return v;
     if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}; the demo floor's output ends:\n${output().slice(-4000)}`,
-      );
+      throw new Error(`timed out waiting for ${what}; the demo floor's output ends:\n${output()}`);
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+function readLog(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
   }
 }
 
@@ -98,7 +105,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         );
         child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
         child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-        const out = () => output;
+        // On a timeout: the floor's own lines, then what its agent warned about and its last lines.
+        const out = () => {
+          const agentLog = readLog(path.join(dataDir, 'demo-agent', 'agent.log')).split('\n');
+          const warnings = agentLog.filter((l) => /"level":(4|5|6)0/.test(l));
+          return [output.slice(-3000), '--- agent warnings:', ...warnings.slice(-30), '--- agent log ends:']
+            .concat(agentLog.slice(-20))
+            .join('\n');
+        };
 
         await until('the demo labels', () => /(\d+) of (\d+) demo labels SEALED/.exec(output), 180_000, out);
         expect(output).toContain(`${LABELS} of ${LABELS} demo labels SEALED`);
