@@ -100,6 +100,9 @@ describe.each(testDialects())('GET /api/v2/public/passport/{uid} (%s)', (dialect
     const byCode = await get('010950600013435221AMB-1');
     expect(byCode.status).toBe(200);
     expect(byCode.body.passportUid).toBe(a.id);
+    // The same passport as by its uid, its publisher (read apart from the key lookup) included.
+    expect(byCode.body.publisher.name).toBe('Tenant A');
+    expect(byCode.text).toBe((await get(a.id)).text);
     await livePassport(t, t.tenants.b.admin, ++n, { overrides: body });
     const r = await get('010950600013435221AMB-1');
     expect(r.status).toBe(404);

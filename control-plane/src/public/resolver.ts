@@ -15,7 +15,7 @@ import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '
 import { ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ambiguous } from './find.js';
-import { resolveKey, type Candidate } from './lookup.js';
+import { resolveKey, type ItemCandidate } from './lookup.js';
 import { labelProofPath, successorLink } from './view.js';
 
 export const GS1_VOC = 'https://gs1.org/voc/';
@@ -66,7 +66,7 @@ interface Link {
 interface Resolved {
   gtin: string;
   serial: string;
-  candidate: Candidate;
+  candidate: ItemCandidate;
   sealed: boolean;
 }
 

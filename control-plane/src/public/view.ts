@@ -13,7 +13,7 @@ import {
   HASH_ALGORITHM,
 } from '../passports/index.js';
 import type { Db } from '../store/index.js';
-import { publicMarketStatus, type Candidate } from './lookup.js';
+import { publicMarketStatus, type Candidate, type ItemCandidate } from './lookup.js';
 
 export interface PublicPassport {
   passportUid: string;
@@ -159,7 +159,10 @@ export function successorLink(
  * serial_voided or passport_voided, none for a ceased item; Link to the successor when recorded), or
  * 404 PASSPORT_NOT_FOUND.
  */
-export function notServedError(c: Candidate | undefined, base: '/api/v2/public/passport/' | '/p/'): ApiError {
+export function notServedError(
+  c: ItemCandidate | undefined,
+  base: '/api/v2/public/passport/' | '/p/',
+): ApiError {
   if (c && c.status.kind === 'gone') {
     const reason = c.status.reason;
     return new ApiError(
