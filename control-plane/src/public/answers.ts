@@ -11,7 +11,7 @@ import type { Db } from '../store/index.js';
 import { cachedAnswer, jsonAnswer, type CachedAnswer, type PublicAnswerCache } from './cache.js';
 import { findServed } from './find.js';
 import { resolve, type ResolverRequest } from './resolver.js';
-import { publicPassportJson } from './view.js';
+import { publicPassportBytes } from './view.js';
 
 export const PUBLIC_PASSPORT_ROUTE = '/api/v2/public/passport/{uid}';
 export const RESOLVER_ROUTE = '/01/{gtin}/21/{serial}';
@@ -38,7 +38,7 @@ export function passportAnswer(deps: PublicAnswerDeps, key: string, uid: string)
       const c = await findServed(deps.db, uid, '/api/v2/public/passport/');
       const answer = jsonAnswer(
         { status: 200, headers: { 'Cache-Control': 'public, max-age=60' } },
-        await publicPassportJson(deps.db, c, deps.publicBaseUrl),
+        await publicPassportBytes(deps.db, c, deps.publicBaseUrl),
         PUBLIC_PASSPORT_ROUTE,
       );
       return { value: answer, answer };

@@ -136,17 +136,17 @@ export function cachedAnswer(reply: JsonReply, route: string): CachedAnswer {
   return jsonAnswer({ status: reply.status, headers: reply.headers ?? {} }, json, route);
 }
 
-/** `cachedAnswer` of a body already serialised to JSON (undefined for none). */
+/** `cachedAnswer` of a body already serialised to JSON, as text or UTF-8 bytes (undefined for none). */
 export function jsonAnswer(
   reply: { status: number; headers: Readonly<Record<string, string>> },
-  json: string | undefined,
+  json: string | Buffer | undefined,
   route: string,
 ): CachedAnswer {
   const headers: Record<string, string> = { ...reply.headers };
   if (json === undefined) return { status: reply.status, headers, bytes: undefined, route };
   const type = headers['Content-Type'] ?? 'application/json';
   headers['Content-Type'] = /;\s*charset=/i.test(type) ? type : `${type}; charset=utf-8`;
-  return { status: reply.status, headers, bytes: Buffer.from(json), route };
+  return { status: reply.status, headers, bytes: typeof json === 'string' ? Buffer.from(json) : json, route };
 }
 
 /** The key of a public answer: origin, URL (path and query) and whether Accept asks for a linkset. */

@@ -104,21 +104,27 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
     ...securityHeaderValues({ production: deps.production }),
     ...PUBLIC_CORS_HEADERS,
   }).flat();
-  // Per answer, the headers every request sends alike (security, CORS, the answer's own, its length).
+  /**
+   * The headers every request of an answer sends alike (security, CORS, the answer's own, its length), in
+   * a new array the per-request headers are added to.
+   */
+  const headersOf = (answer: CachedAnswer, head: boolean): string[] => {
+    const headers = everyAnswer.slice();
+    const own = answer.headers;
+    for (const name in own) headers.push(name, own[name]!);
+    // As res.send sets it; an empty answer gets Content-Length: 0 from node, except for HEAD.
+    if (answer.bytes || !head) headers.push('Content-Length', String(answer.bytes?.length ?? 0));
+    return headers;
+  };
+  // Per answer from the cache, its fixed headers: an answer looked up now is sent once, and builds them once.
   const fixed = new WeakMap<CachedAnswer, { get: string[]; head: string[] }>();
-  const fixedHeaders = (answer: CachedAnswer) => {
+  const fixedHeaders = (answer: CachedAnswer, head: boolean) => {
     let f = fixed.get(answer);
     if (!f) {
-      const common = everyAnswer.concat(Object.entries(answer.headers).flat());
-      // As res.send sets it; an empty answer gets Content-Length: 0 from node, except for HEAD.
-      const length = String(answer.bytes?.length ?? 0);
-      f = {
-        get: [...common, 'Content-Length', length],
-        head: answer.bytes ? [...common, 'Content-Length', length] : common,
-      };
+      f = { get: headersOf(answer, false), head: headersOf(answer, true) };
       fixed.set(answer, f);
     }
-    return f;
+    return (head ? f.head : f.get).slice();
   };
 
   /** Sends an answer on the client's budget; false when the budget is spent (Express answers the 429). */
@@ -126,6 +132,7 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
     req: IncomingMessage,
     res: ServerResponse,
     answer: CachedAnswer,
+    fromCache: boolean,
     budgetKey: string,
     started: bigint,
   ): boolean => {
@@ -136,9 +143,9 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
     const given = req.headers['x-correlation-id'];
     const correlationId = correlationIdOf(typeof given === 'string' ? given : undefined);
     const rate = rateHeaderValues(budget);
-    const f = fixedHeaders(answer);
-    res.writeHead(answer.status, [
-      ...(method === 'HEAD' ? f.head : f.get),
+    const head = method === 'HEAD';
+    const headers = fromCache ? fixedHeaders(answer, head) : headersOf(answer, head);
+    headers.push(
       CORRELATION_HEADER,
       correlationId,
       'X-RateLimit-Limit',
@@ -147,8 +154,9 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
       rate['X-RateLimit-Remaining']!,
       'X-RateLimit-Reset',
       rate['X-RateLimit-Reset']!,
-    ]);
-    if (method === 'HEAD' || answer.bytes === undefined) res.end();
+    );
+    res.writeHead(answer.status, headers);
+    if (head || answer.bytes === undefined) res.end();
     else res.end(answer.bytes);
     // What requestLog and the metrics middleware record for a request Express answered.
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -222,7 +230,7 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
   ): Promise<void> => {
     try {
       const answer = await lookUp(req, operation, key, origin, path, query);
-      if (answer && send(req, res, answer, budgetKey, started)) return;
+      if (answer && send(req, res, answer, false, budgetKey, started)) return;
     } catch (err) {
       log.error({ err, module: 'http' }, 'public fast path failed; Express answers');
       if (res.headersSent) return void res.destroy();
@@ -270,7 +278,7 @@ export function publicFastPath(deps: FastPathDeps): (req: IncomingMessage, res: 
     const budgetKey = ipBudgetKey('public', address);
     const hit = cache.get(key);
     if (hit) {
-      if (!send(req, res, hit, budgetKey, started)) app(req, res);
+      if (!send(req, res, hit, true, budgetKey, started)) app(req, res);
       return;
     }
     // A client whose budget is spent costs no lookup: Express refuses it.

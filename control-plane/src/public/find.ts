@@ -2,7 +2,7 @@ import { isValidGs1Serial, isValidGtin } from '@dpp/shared';
 import { ApiError } from '../http/index.js';
 import { isServed } from '../passports/index.js';
 import type { Db } from '../store/index.js';
-import { candidateByUid, resolveKey, type Candidate } from './lookup.js';
+import { candidateByUid, resolveKey, withPublisher, type Candidate, type ItemCandidate } from './lookup.js';
 import { notServedError } from './view.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -29,9 +29,11 @@ export async function findServed(
   uid: string,
   base: '/api/v2/public/passport/' | '/p/',
 ): Promise<Candidate> {
-  let candidate: Candidate | undefined;
+  let candidate: ItemCandidate | undefined;
   if (UUID.test(uid)) {
-    candidate = await candidateByUid(db, uid.toLowerCase());
+    const c = await candidateByUid(db, uid.toLowerCase());
+    if (c && isServed(c.status)) return c;
+    candidate = c;
   } else {
     const key = parseElementString(uid);
     if (key) {
@@ -40,6 +42,7 @@ export async function findServed(
       if (r.kind === 'one' || r.kind === 'voided') candidate = r.candidate;
     }
   }
-  if (candidate && isServed(candidate.status)) return candidate;
+  // The publisher is read only for a passport shown.
+  if (candidate && isServed(candidate.status)) return withPublisher(db, candidate);
   throw notServedError(candidate, base);
 }

@@ -7,7 +7,8 @@ import { expressionBuilder, sql, type CompiledQuery } from 'kysely';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
 import { directReads, type Database, type Db, type ProductTable } from '../store/index.js';
 
-export interface Candidate {
+/** A product with its passport, as the resolver needs it (without its publisher). */
+export interface ItemCandidate {
   productId: string;
   tenantId: string;
   gtin: string;
@@ -23,20 +24,27 @@ export interface Candidate {
   /** The Digital Link was registered (publish-dpp): the item is resolvable. */
   registered: boolean;
   digitalLink: string | null;
+  status: PublicStatus;
+}
+
+/** A product with its passport and its publisher (the tenant's name and issuer DID), as a read shows it. */
+export interface Candidate extends ItemCandidate {
   tenantName: string;
   issuerDid: string | null;
-  status: PublicStatus;
   /** The market status recorded last, when the lookup read it (by uid); undefined when it did not. */
   marketStatus?: PublicMarketStatus | null;
 }
 
-function selectCandidate(db: Db) {
+/**
+ * A product with its passport and Digital Link. Its tenant is not joined: products.tenant_id is a foreign
+ * key of tenants (never a row less), and the publisher's tenant and issuer key rows are read only by an
+ * answer that shows them (`selectCandidate`, `withPublisher`).
+ */
+function selectItem(db: Db) {
   return db
     .selectFrom('products as p')
     .leftJoin('passports as pp', 'pp.product_id', 'p.id')
     .leftJoin('dpp_identifiers as di', 'di.product_id', 'p.id')
-    .innerJoin('tenants as t', 't.id', 'p.tenant_id')
-    .leftJoin('passport_issuer_keys as k', 'k.tenant_id', 'p.tenant_id')
     .select([
       'p.id as productId',
       'p.tenant_id as tenantId',
@@ -51,12 +59,18 @@ function selectCandidate(db: Db) {
       'pp.successor_id as successorId',
       'di.id as identifierId',
       'di.digital_link as digitalLink',
-      't.name as tenantName',
-      'k.did as issuerDid',
     ]);
 }
 
-type Row = Awaited<ReturnType<ReturnType<typeof selectCandidate>['execute']>>[number];
+/** `selectItem` with the publisher (one issuer key per tenant at most: its primary key is tenant_id). */
+function selectCandidate(db: Db) {
+  return selectItem(db)
+    .innerJoin('tenants as t', 't.id', 'p.tenant_id')
+    .leftJoin('passport_issuer_keys as k', 'k.tenant_id', 'p.tenant_id')
+    .select(['t.name as tenantName', 'k.did as issuerDid']);
+}
+
+type Row = Awaited<ReturnType<ReturnType<typeof selectItem>['execute']>>[number];
 
 /**
  * The public lookups are the hot path of every scan: their SQL is built once per store and run with new
@@ -126,11 +140,11 @@ const byKey = prepared((db, gtin: string, serial: string) => {
         .where('sr.serial', '=', serial),
     )
     .as('sealed');
-  const own = selectCandidate(db)
+  const own = selectItem(db)
     .select([sql<number>`0`.as('source'), sealed])
     .where('p.gtin', '=', gtin)
     .where('p.serial_number', '=', serial);
-  const allocated = selectCandidate(db)
+  const allocated = selectItem(db)
     .innerJoin('carrier_serials as cs', (j) =>
       j.onRef('cs.product_id', '=', 'p.id').onRef('cs.tenant_id', '=', 'p.tenant_id'),
     )
@@ -151,7 +165,7 @@ const gtinCarriers = prepared((db, gtin: string) =>
     .limit(1),
 );
 
-function toCandidate(r: Row, serial: string): Candidate {
+function toCandidate(r: Row, serial: string): ItemCandidate {
   const currentVersion = r.currentVersion ?? 0;
   return {
     productId: r.productId,
@@ -167,8 +181,6 @@ function toCandidate(r: Row, serial: string): Candidate {
     successorId: r.successorId,
     registered: r.identifierId !== null,
     digitalLink: r.digitalLink,
-    tenantName: r.tenantName,
-    issuerDid: r.issuerDid,
     status: publicStatus({
       currentVersion,
       state: r.state ?? 'draft',
@@ -187,11 +199,31 @@ export async function candidateByUid(db: Db, uid: string): Promise<Candidate | u
     row.marketStatus === null
       ? null
       : { status: row.marketStatus, since: row.marketSince!, reason: row.marketReason };
-  return { ...toCandidate(row, row.productSerial), marketStatus };
+  return {
+    ...toCandidate(row, row.productSerial),
+    tenantName: row.tenantName,
+    issuerDid: row.issuerDid,
+    marketStatus,
+  };
+}
+
+const publisherRow = prepared((db, tenantId: string) =>
+  db
+    .selectFrom('tenants as t')
+    .leftJoin('passport_issuer_keys as k', 'k.tenant_id', 't.id')
+    .select(['t.name as tenantName', 'k.did as issuerDid'])
+    .where('t.id', '=', tenantId),
+);
+
+/** The publisher a read shows of a candidate the key lookup found: its tenant's name and issuer DID. */
+export async function withPublisher(db: Db, c: ItemCandidate): Promise<Candidate> {
+  const [row] = await publisherRow(db, c.tenantId);
+  // The tenant is there: products.tenant_id is a foreign key of tenants.
+  return { ...c, tenantName: row!.tenantName, issuerDid: row!.issuerDid };
 }
 
 interface KeyCandidate {
-  candidate: Candidate;
+  candidate: ItemCandidate;
   /** The scanned label was sealed in the candidate's tenant. */
   sealed: boolean;
 }
@@ -213,9 +245,9 @@ async function gtinKnown(db: Db, gtin: string): Promise<boolean> {
 }
 
 export type KeyResolution =
-  | { kind: 'one'; candidate: Candidate; sealed: boolean }
+  | { kind: 'one'; candidate: ItemCandidate; sealed: boolean }
   | { kind: 'ambiguous'; count: number }
-  | { kind: 'voided'; candidate: Candidate }
+  | { kind: 'voided'; candidate: ItemCandidate }
   | { kind: 'not_published' }
   | { kind: 'unknown_gtin' };
 

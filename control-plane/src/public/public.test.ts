@@ -100,6 +100,9 @@ describe.each(testDialects())('GET /api/v2/public/passport/{uid} (%s)', (dialect
     const byCode = await get('010950600013435221AMB-1');
     expect(byCode.status).toBe(200);
     expect(byCode.body.passportUid).toBe(a.id);
+    // The same passport as by its uid, its publisher (read apart from the key lookup) included.
+    expect(byCode.body.publisher.name).toBe('Tenant A');
+    expect(byCode.text).toBe((await get(a.id)).text);
     await livePassport(t, t.tenants.b.admin, ++n, { overrides: body });
     const r = await get('010950600013435221AMB-1');
     expect(r.status).toBe(404);
@@ -136,12 +139,15 @@ describe.each(testDialects())('GET /api/v2/public/passport/{uid} (%s)', (dialect
   });
 
   it('GET /p/{uid} answers the same JSON to Accept: application/json, and HTML otherwise', async () => {
-    const p = await livePassport(t, key(), ++n);
+    // A name beyond ASCII: the read's body is encoded in parts (view.ts).
+    const name = 'Größe 15″ 🔋 écran';
+    const p = await livePassport(t, key(), ++n, { overrides: { name } });
     const json = await t.call('GET', `/p/${p.id}`, { headers: { Accept: 'application/json' } });
     expect(json.status).toBe(200);
     expect(json.headers.get('content-type')).toMatch(/^application\/json/);
     // Byte for byte: the read's body, serialised in parts (view.ts), is what res.json makes of the object.
     expect(json.text).toBe((await get(p.id)).text);
+    expect(json.text).toContain(name);
     const page = await t.call('GET', `/p/${p.id}`, { headers: { Accept: 'text/html' } });
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     expect(page.headers.get('vary')).toBe('Accept');

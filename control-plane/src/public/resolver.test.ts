@@ -11,6 +11,18 @@ import {
 
 const CERTIFICATION_INFO = 'https://gs1.org/voc/certificationInfo';
 
+/** The Link header a linkset names: the linkset itself, then each of its links in order. */
+function linkHeaderOf(
+  linkset: { anchor: string } & Record<string, { href: string; type: string }[] | string>,
+) {
+  const parts = [`<${linkset.anchor}?linkType=linkset>; rel="linkset"; type="application/linkset+json"`];
+  for (const [rel, links] of Object.entries(linkset)) {
+    if (typeof links === 'string') continue;
+    for (const l of links) parts.push(`<${l.href}>; rel="${rel}"; type="${l.type}"`);
+  }
+  return parts.join(', ');
+}
+
 describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} (%s)', (dialect) => {
   let t: TestControlPlane;
   let n = 900;
@@ -36,6 +48,10 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
     const plain = await get(`/01/${live.gtin}/21/${live.serial}`);
     expect(plain.headers.get('location')).toBe(`/p/${live.id}?serial=SN%2F001`);
+    // The Link header names every link of the linkset, in its order, on the redirect and the linkset alike.
+    const all = await get(`/01/${live.gtin}/21/${live.serial}?linkType=all`);
+    expect(link).toBe(linkHeaderOf(all.body.linkset[0]));
+    expect(all.headers.get('link')).toBe(link);
   });
 
   it('answers HEAD like GET, and OPTIONS with CORS', async () => {
@@ -261,6 +277,8 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     expect(redirect.headers.get('link')).toContain(
       `<${t.url}${path}>; rel="${CERTIFICATION_INFO}"; type="application/json"`,
     );
+    expect(redirect.headers.get('link')).toBe(linkHeaderOf(after.body.linkset[0]));
+    expect(after.headers.get('link')).toBe(redirect.headers.get('link'));
     for (const linkType of ['gs1:certificationInfo', encodeURIComponent(CERTIFICATION_INFO)]) {
       const r = await get(`/01/${p.gtin}/21/${serial}?linkType=${linkType}`);
       expect(r.status).toBe(302);

@@ -15,7 +15,7 @@ import { CodecError, digitalLinkPath, isValidGtin, parseDigitalLinkPath } from '
 import { ApiError, type JsonReply } from '../http/index.js';
 import type { Db } from '../store/index.js';
 import { ambiguous } from './find.js';
-import { resolveKey, type Candidate } from './lookup.js';
+import { resolveKey, type ItemCandidate } from './lookup.js';
 import { labelProofPath, successorLink } from './view.js';
 
 export const GS1_VOC = 'https://gs1.org/voc/';
@@ -66,7 +66,7 @@ interface Link {
 interface Resolved {
   gtin: string;
   serial: string;
-  candidate: Candidate;
+  candidate: ItemCandidate;
   sealed: boolean;
 }
 
@@ -110,12 +110,20 @@ function linkset(anchor: string, origin: string, r: Resolved) {
   return { linkset: [{ anchor, ...linksOf(origin, r) }] };
 }
 
+/**
+ * The Link header: the linkset, then each link of `linksOf` in its order (`<href>; rel="…"; type="…"`),
+ * written out directly, since every redirect sends it (resolver.test.ts checks it against the linkset).
+ */
 function linkHeader(anchor: string, origin: string, r: Resolved): string {
-  const parts = [`<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}"`];
-  for (const [rel, links] of Object.entries(linksOf(origin, r))) {
-    for (const l of links) parts.push(`<${l.href}>; rel="${rel}"; type="${l.type}"`);
-  }
-  return parts.join(', ');
+  const id = r.candidate.productId;
+  const page = `<${origin}/p/${id}?serial=${encodeURIComponent(r.serial)}>`;
+  const header =
+    `<${anchor}?linkType=linkset>; rel="linkset"; type="${LINKSET_TYPE}", ` +
+    `${page}; rel="${GS1_VOC}defaultLink"; type="text/html", ` +
+    `${page}; rel="${GS1_VOC}pip"; type="text/html", ` +
+    `<${origin}/api/v2/public/passport/${id}>; rel="${GS1_VOC}pip"; type="application/json"`;
+  if (!r.sealed) return header;
+  return `${header}, <${origin}${labelProofPath(r.gtin, r.serial)}>; rel="${GS1_VOC}certificationInfo"; type="application/json"`;
 }
 
 function wantsLinkset(accept: string | undefined, linkType: string | null): boolean {
@@ -191,7 +199,8 @@ export async function resolve(db: Db, req: ResolverRequest): Promise<JsonReply> 
       const { candidate: c, sealed } = r;
       const resolved: Resolved = { ...key, candidate: c, sealed };
       const link = linkHeader(anchor, origin, resolved);
-      const linkType = new URLSearchParams(query).get('linkType');
+      // Most scans carry no query: no parameters to parse.
+      const linkType = query === '' ? null : new URLSearchParams(query).get('linkType');
       if (wantsLinkset(req.accept, linkType)) {
         return {
           status: 200,

@@ -13,7 +13,7 @@ import {
   HASH_ALGORITHM,
 } from '../passports/index.js';
 import type { Db } from '../store/index.js';
-import { publicMarketStatus, type Candidate } from './lookup.js';
+import { publicMarketStatus, type Candidate, type ItemCandidate } from './lookup.js';
 
 export interface PublicPassport {
   passportUid: string;
@@ -50,10 +50,10 @@ const NOTICES: Readonly<Record<string, string>> = {
 
 type VersionPart = Pick<PublicPassport, 'version' | 'sections' | 'proofs' | 'disclosure'>;
 
-/** A version's public parts, and their members as JSON (`"version":…,"disclosure":…`, no braces). */
+/** A version's public parts, and their members as JSON bytes (`"version":…,"disclosure":…`, no braces). */
 interface KeptPart {
   part: VersionPart;
-  json: string;
+  bytes: Buffer;
 }
 
 /** Public parts of published versions by version id. Versions are immutable, so entries never go stale. */
@@ -97,7 +97,7 @@ async function publicPartsOf(db: Db, versionId: string): Promise<KeptPart> {
     proofs,
     disclosure: { tier: 'public', withheldSections: names.length - shown.length },
   };
-  const kept = { part, json: JSON.stringify(part).slice(1, -1) };
+  const kept = { part, bytes: Buffer.from(JSON.stringify(part).slice(1, -1)) };
   if (versionParts.size >= VERSION_CACHE_SIZE) versionParts.delete(versionParts.keys().next().value!);
   versionParts.set(versionId, kept);
   return kept;
@@ -132,13 +132,18 @@ export async function publicPassport(db: Db, c: Candidate, publicBaseUrl: string
 }
 
 /**
- * The public passport as JSON: the text JSON.stringify gives `publicPassport`, with its version's parts
- * (most of it: sections and proofs) serialised once per version instead of on every read.
+ * The public passport as UTF-8 JSON: the bytes of the text JSON.stringify gives `publicPassport`, with its
+ * version's parts (most of it: sections and proofs) serialised and encoded once per version instead of on
+ * every read (the parts join at ASCII commas, so encoding them apart gives the same bytes).
  */
-export async function publicPassportJson(db: Db, c: Candidate, publicBaseUrl: string): Promise<string> {
-  const { json } = await publicPartsOf(db, c.currentVersionId!);
+export async function publicPassportBytes(db: Db, c: Candidate, publicBaseUrl: string): Promise<Buffer> {
+  const { bytes } = await publicPartsOf(db, c.currentVersionId!);
   const { before, after } = await passportFields(db, c, publicBaseUrl);
-  return `${JSON.stringify(before).slice(0, -1)},${json},${JSON.stringify(after).slice(1)}`;
+  return Buffer.concat([
+    Buffer.from(`${JSON.stringify(before).slice(0, -1)},`),
+    bytes,
+    Buffer.from(`,${JSON.stringify(after).slice(1)}`),
+  ]);
 }
 
 /** The route of a label's proof (docs/label-proof.md), the serial URL-encoded. */
@@ -159,7 +164,10 @@ export function successorLink(
  * serial_voided or passport_voided, none for a ceased item; Link to the successor when recorded), or
  * 404 PASSPORT_NOT_FOUND.
  */
-export function notServedError(c: Candidate | undefined, base: '/api/v2/public/passport/' | '/p/'): ApiError {
+export function notServedError(
+  c: ItemCandidate | undefined,
+  base: '/api/v2/public/passport/' | '/p/',
+): ApiError {
   if (c && c.status.kind === 'gone') {
     const reason = c.status.reason;
     return new ApiError(
