@@ -164,14 +164,18 @@ async function claimOne(
     set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
   });
   if (!row) return null;
-  // The label carries the passport as published now: the attempt remembers which version that is.
+  // The label carries the passport as published now: the attempt remembers which version that is (one
+  // statement: the passport's current version with what the envelope says of it).
   const current = await trx
-    .selectFrom('passports')
-    .select('current_version_id')
-    .where('tenant_id', '=', tenantId)
-    .where('product_id', '=', row.product_id)
+    .selectFrom('passports as p')
+    .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
+    .select(['v.id', 'v.content_hash', 'v.merkle_root'])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.product_id', '=', row.product_id)
     .executeTakeFirst();
-  const passportVersion = await versionRef(trx, current?.current_version_id ?? null);
+  const passportVersion: PassportVersionRef | null = current
+    ? { id: current.id, contentHash: current.content_hash, merkleRoot: current.merkle_root }
+    : null;
   await trx
     .insertInto('print_attempts')
     .values({
