@@ -8,8 +8,11 @@
  */
 import { z } from 'zod';
 import {
+  ClaimBatchSchema,
+  type ClaimBatchRequest,
   type Claimed as ClaimAnswerData,
   ClaimedSchema,
+  MAX_CLAIMS_PER_CALL,
   type ClaimRequest,
   HAPPY_PATH,
   type HeartbeatAnswer,
@@ -45,6 +48,7 @@ export interface BatchedResultBody {
 export type BatchAnswer = { ok: true } | { ok: false; error: unknown };
 
 const ClaimAnswer = z.object({ data: ClaimedSchema });
+const ClaimBatchAnswer = z.object({ data: ClaimBatchSchema });
 const HeartbeatReply = z.object({ data: HeartbeatAnswerSchema });
 const JobAnswer = z.object({ data: PrintJobSchema });
 const CredentialsAnswer = z.object({ data: MqttCredentialsSchema });
@@ -62,15 +66,101 @@ export interface ControlPlaneClientOptions {
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** What one printer's claim came to: its claim (null: no work), or the error its own call met. */
+type ClaimAnswerOf = { ok: true; claimed: Claimed | null } | { ok: false; error: unknown };
+
+const settle = (claim: Promise<Claimed | null>): Promise<ClaimAnswerOf> =>
+  claim.then(
+    (claimed) => ({ ok: true, claimed }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+
+/** A printer's claim waiting for the one in flight, to go with the others in one call. */
+interface WaitingClaim {
+  printer: { name: string; rfid: boolean };
+  resolve: (claimed: Claimed | null) => void;
+  reject: (err: unknown) => void;
+}
+
 export class ControlPlaneClient {
+  private claimInFlight = false;
+  private readonly waitingClaims: WaitingClaim[] = [];
+
   constructor(private readonly opts: ControlPlaneClientOptions) {}
 
   get baseUrl(): string {
     return this.opts.baseUrl;
   }
 
+  /**
+   * A job for this printer, or null when there is none. A claim asked for while another is in flight waits
+   * for it, and the claims that waited go together in one POST /aidc/jobs/claims (one, alone, in POST
+   * /aidc/jobs/claim): a lone printer never waits, several printers share round trips. Each answer is its
+   * printer's own claim; a call that fails fails each claim in it, which is never retried here.
+   */
+  claim(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
+    return new Promise((resolve, reject) => {
+      this.waitingClaims.push({ printer, resolve, reject });
+      if (!this.claimInFlight) this.sendWaitingClaims();
+    });
+  }
+
+  private sendWaitingClaims(): void {
+    if (this.waitingClaims.length === 0) return;
+    const group = this.waitingClaims.splice(0, MAX_CLAIMS_PER_CALL);
+    this.claimInFlight = true;
+    const answers =
+      group.length === 1
+        ? settle(this.claimOne(group[0]!.printer)).then((a) => [a])
+        : this.claimTogether(group);
+    void answers
+      .then(
+        (settled) =>
+          group.forEach((w, i) => {
+            const a = settled[i]!;
+            if (a.ok) w.resolve(a.claimed);
+            else w.reject(a.error);
+          }),
+        (err: unknown) => group.forEach((w) => w.reject(err)),
+      )
+      .finally(() => {
+        this.claimInFlight = false;
+        this.sendWaitingClaims();
+      });
+  }
+
+  /**
+   * Several printers' claims in one POST /aidc/jobs/claims (a printer asking twice takes two), each answer
+   * handed to its printer in order. A refusal of the call itself (not a transient fault) is asked again one
+   * claim per call, so each printer gets its own answer (a printer the device was not enrolled for is
+   * refused alone).
+   */
+  private async claimTogether(group: readonly WaitingClaim[]): Promise<ClaimAnswerOf[]> {
+    const printers = new Map<string, { name: string; rfid: boolean; count: number }>();
+    for (const { printer } of group) {
+      const p = printers.get(printer.name);
+      if (p) p.count += 1;
+      else printers.set(printer.name, { ...printer, count: 1 });
+    }
+    const request: ClaimBatchRequest = { printers: [...printers.values()] };
+    const answer = await this.authed('POST', '/api/v2/aidc/jobs/claims', request);
+    if (answer.status !== 200) {
+      const err = httpError('claims', answer);
+      if (isTransient(err)) throw err;
+      const one: ClaimAnswerOf[] = [];
+      for (const w of group) one.push(await settle(this.claimOne(w.printer)));
+      return one;
+    }
+    const byPrinter = new Map<string, Claimed[]>();
+    for (const { printer, attempt_id: attemptId, ...rest } of parse(ClaimBatchAnswer, answer, 'claims')
+      .data) {
+      byPrinter.set(printer, [...(byPrinter.get(printer) ?? []), { ...rest, attemptId }]);
+    }
+    return group.map((w) => ({ ok: true, claimed: byPrinter.get(w.printer.name)?.shift() ?? null }));
+  }
+
   /** POST /aidc/jobs/claim: a job for this printer, or null when there is none (204). */
-  async claim(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
+  private async claimOne(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
     const request: ClaimRequest = { printer };
     const answer = await this.authed('POST', '/api/v2/aidc/jobs/claim', request);
     if (answer.status === 204) return null;
