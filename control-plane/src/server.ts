@@ -312,7 +312,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       if (outcome === 'late') {
         clearTimeout(force);
         server.closeAllConnections();
-        store.forceClose();
+        await store.forceClose();
         stopped.catch(() => undefined); // what was stuck fails now that the store is closed
         log.warn({ graceMs: config.shutdownGraceMs }, 'shutdown grace spent: closed the store at once');
       }

@@ -22,8 +22,9 @@ export interface Store {
    * Closes at once, whatever holds a connection (shutdown past its grace): on SQLite the file handle is
    * closed, so an open transaction rolls back and the file's locks go with it; on PostgreSQL the pool is
    * ended without waiting for connections stuck in a query (the process exit closes their sockets).
+   * Resolves once nothing of the store holds the file (SQLite's checkpointer has closed its connection too).
    */
-  forceClose(): void;
+  forceClose(): Promise<void>;
 }
 
 export interface StoreOptions {
@@ -64,7 +65,7 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
 
 interface Opened {
   db: Db;
-  forceClose(): void;
+  forceClose(): Promise<void>;
   /** Stops what runs beside the connection (SQLite's checkpointer). */
   stop?(): Promise<void>;
 }
@@ -94,9 +95,11 @@ function openSqlite(file: string): Opened {
   }
   return {
     db,
-    forceClose: () => {
-      void checkpointer?.stop();
+    forceClose: async () => {
       if (database.open) database.close();
+      // The checkpointer's connection may be the file's last: its close checkpoints and takes the file's
+      // locks, so the store is closed only once that is done (another process may open the file next).
+      await checkpointer?.stop();
     },
     stop: async () => {
       await checkpointer?.stop();
@@ -116,6 +119,7 @@ function openPostgres(url: string, schema: string | undefined, max: number): Ope
     db,
     forceClose: () => {
       if (!pool.ending) pool.end().catch(() => undefined);
+      return Promise.resolve();
     },
   };
 }
