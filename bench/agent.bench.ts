@@ -15,6 +15,14 @@ const TARGET_LIMIT_FRACTION = 0.9;
 /** The agent's share of the critical path: the printer's idle time before a label, waiting for its format. */
 const TARGET_OVERHEAD_P50_MS = 5;
 const TARGET_OVERHEAD_P99_MS = 250;
+/**
+ * The agent's own figures since the agent first ran (issue 9), kept beside the ones above: its overhead per
+ * label from the claim request to SEALED minus the time spent on the printer and the scanner, and labels per
+ * second against the serial line's byte rate.
+ */
+const TARGET_PER_LABEL_P50_MS = 100;
+const TARGET_PER_LABEL_P99_MS = 250;
+const TARGET_LINE_FRACTION = 0.1;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
@@ -104,6 +112,19 @@ export async function run(): Promise<BenchRow[]> {
     const idleP50 = percentile(sortedIdle, 50);
     const idleP99 = percentile(sortedIdle, 99);
 
+    // Issue 9's figures. With the pipeline, a label's wait for its turn behind the one printing is counted
+    // in them (it is neither printer nor scanner time for that label).
+    const perLabel = measured
+      .map((e) => e.timings!.totalMs - e.timings!.deviceMs - e.timings!.humanMs)
+      .sort((a, b) => a - b);
+    const deviceP50 = p50(measured.map((e) => e.timings!.deviceMs));
+    const bytes =
+      measured.reduce((sum, e) => {
+        const attempt = floor.agent.journal.attempts(e.jobRef).find((a) => a.attemptId === e.attemptId)!;
+        return sum + (attempt.evidence.render_manifest as { payloadBytes: number }).payloadBytes;
+      }, 0) / measured.length;
+    const lineLimit = BAUD / 10 / bytes;
+
     printProfile(profile, LABELS, elapsedS, steps, measured);
     console.log(
       `  printer: label every ${p50(period).toFixed(0)} ms (p50; mechanics ${labelMs(mechanics).toFixed(0)} ms), ` +
@@ -136,6 +157,34 @@ export async function run(): Promise<BenchRow[]> {
         unit: 'ms',
         target: `<= ${TARGET_OVERHEAD_P99_MS} ms`,
         met: idleP99 <= TARGET_OVERHEAD_P99_MS,
+      },
+      {
+        work: `agent time per label, claim to SEALED minus printer/scanner, its turn behind the label printing included (p50)`,
+        figure: percentile(perLabel, 50),
+        unit: 'ms',
+        peer: { label: 'printer + scanner time p50', figure: deviceP50 },
+        ratio: percentile(perLabel, 50) / deviceP50,
+        target: `<= ${TARGET_PER_LABEL_P50_MS} ms`,
+        met: percentile(perLabel, 50) <= TARGET_PER_LABEL_P50_MS,
+      },
+      {
+        work: 'agent time per label (p99)',
+        figure: percentile(perLabel, 99),
+        unit: 'ms',
+        target: `<= ${TARGET_PER_LABEL_P99_MS} ms`,
+        met: percentile(perLabel, 99) <= TARGET_PER_LABEL_P99_MS,
+      },
+      {
+        work: `labels sealed per second against the ${BAUD}-baud serial line`,
+        figure: perSecond,
+        unit: 'labels/s',
+        peer: {
+          label: `line limit (${BAUD / 10} B/s / ${Math.round(bytes)} B per label)`,
+          figure: lineLimit,
+        },
+        ratio: perSecond / lineLimit,
+        target: `>= ${TARGET_LINE_FRACTION} of the line limit`,
+        met: perSecond / lineLimit >= TARGET_LINE_FRACTION,
       },
     ];
   } finally {

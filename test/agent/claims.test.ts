@@ -5,13 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentError, ControlPlaneClient } from '@dpp/agent';
-import {
-  enrollTestDevice,
-  printableProduct,
-  startTestControlPlane,
-  testDialects,
-  type TestControlPlane,
-} from '@dpp/testkit';
+import { enrollTestDevice, startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { printableProduct, queueJobs } from './support/journey.js';
 
 describe.each(testDialects())('the agent claims for its printers (%s)', (dialect) => {
   let t: TestControlPlane;
@@ -29,16 +24,8 @@ describe.each(testDialects())('the agent claims for its printers (%s)', (dialect
   });
   afterAll(() => t?.close());
 
-  async function queue(n: number) {
-    const p = await printableProduct(t.call, t.tenants.a.admin, n);
-    for (const serial of p.serials) {
-      const r = await t.call('POST', '/api/v2/aidc/jobs', {
-        key: t.tenants.a.admin,
-        body: { gtin: p.gtin, serial },
-      });
-      expect(r.status, r.text).toBe(201);
-    }
-  }
+  const queue = async (n: number) =>
+    queueJobs(t, t.tenants.a.admin, await printableProduct(t, t.tenants.a.admin, n));
 
   const claimPaths = () => paths.filter((p) => p.startsWith('/api/v2/aidc/jobs/claim'));
 

@@ -46,6 +46,20 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       sealReceipt: string | null;
     };
 
+  /** SEALED with one evidence row of each kind and its seal receipt. */
+  async function expectSealed(ref: string) {
+    const s = await state(ref);
+    expect(s.state).toBe('SEALED');
+    expect(s.evidence.map((e) => e.kind)).toEqual([
+      'render_manifest',
+      'spool_receipt',
+      'attestation',
+      'scan_result',
+      'evidence_bundle',
+    ]);
+    expect(s.sealReceipt).toEqual(expect.any(String));
+  }
+
   it('claims for several printers in one call, each claim its own attempt, and [] when there is no work', async () => {
     await queue(3);
     const claims = await dev.claimMany([
@@ -68,16 +82,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(await dev.claimMany([{ name: 'zebra-1', count: 4 }])).toEqual([]);
     await dev.sealMany(claims);
     for (const c of claims) {
-      const s = await state(c.jobRef);
-      expect(s.state).toBe('SEALED');
-      expect(s.evidence.map((e) => e.kind)).toEqual([
-        'render_manifest',
-        'spool_receipt',
-        'attestation',
-        'scan_result',
-        'evidence_bundle',
-      ]);
-      expect(s.sealReceipt).toEqual(expect.any(String));
+      await expectSealed(c.jobRef);
     }
   });
 
@@ -238,16 +243,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(outcomes.map((o) => shape(a!, o))).toEqual(single.map((o) => shape(b!, o)));
     // A refused result recorded nothing: one evidence row and one audit entry per accepted result.
     for (const c of [a!, b!]) {
-      const s = await state(c.jobRef);
-      expect(s.state).toBe('SEALED');
-      expect(s.evidence.map((e) => e.kind)).toEqual([
-        'render_manifest',
-        'spool_receipt',
-        'attestation',
-        'scan_result',
-        'evidence_bundle',
-      ]);
-      expect(s.sealReceipt).toEqual(expect.any(String));
+      await expectSealed(c.jobRef);
     }
     expect(await audited(a!.jobRef)).toEqual(await audited(b!.jobRef));
     expect(await audited(a!.jobRef)).toHaveLength(6); // created and five results

@@ -29,6 +29,17 @@ function comparable(r: CallResult) {
 /** The longest PUBLIC_CACHE_MAX_AGE_MS allowed: past it, no replica answers from before a change. */
 const MAX_AGE_BOUND_MS = 1_000;
 
+/** How many resolver answers of this status the metrics have counted. */
+async function resolverAnswersCounted(t: TestControlPlane, status: number): Promise<number> {
+  const m = await t.call('GET', '/metrics');
+  const line = m.text
+    .split('\n')
+    .find((l) =>
+      l.startsWith(`dpp_http_requests_total{method="GET",route="/01/{gtin}/21/{serial}",status="${status}"}`),
+    );
+  return Number(line?.split(' ').at(-1) ?? 0);
+}
+
 describe.each(testDialects())('public answers from the cache and the fast path (%s)', (dialect) => {
   let t: TestControlPlane;
   let n = 7_100;
@@ -72,15 +83,7 @@ describe.each(testDialects())('public answers from the cache and the fast path (
     await t.call('GET', path);
     const r = await t.call('GET', path, { headers: { 'X-Correlation-Id': 'scan-42' } });
     expect(r.headers.get('x-correlation-id')).toBe('scan-42');
-    const count = async () => {
-      const m = await t.call('GET', '/metrics');
-      const line = m.text
-        .split('\n')
-        .find((l) =>
-          l.startsWith('dpp_http_requests_total{method="GET",route="/01/{gtin}/21/{serial}",status="302"}'),
-        );
-      return Number(line?.split(' ').at(-1) ?? 0);
-    };
+    const count = () => resolverAnswersCounted(t, 302);
     const before = await count();
     for (let i = 0; i < 3; i++) await t.call('GET', path);
     expect(await count()).toBe(before + 3);
@@ -286,15 +289,7 @@ describe.each(
 
   it("echoes the caller's correlation id on a lookup and counts it in the metrics", async () => {
     const path = `/01/${voided.gtin}/21/${voided.serial}`;
-    const count = async () => {
-      const m = await t.call('GET', '/metrics');
-      const line = m.text
-        .split('\n')
-        .find((l) =>
-          l.startsWith('dpp_http_requests_total{method="GET",route="/01/{gtin}/21/{serial}",status="410"}'),
-        );
-      return Number(line?.split(' ').at(-1) ?? 0);
-    };
+    const count = () => resolverAnswersCounted(t, 410);
     const before = await count();
     const r = await t.call('GET', path, { headers: { 'X-Correlation-Id': 'scan-43' } });
     expect(r.headers.get('x-correlation-id')).toBe('scan-43');
