@@ -10,6 +10,7 @@ import {
   AIDC_ENVELOPE_TYPE,
   AidcEnvelopeClaimsSchema,
   decodeSgtin96,
+  envelopeEpc,
   parseDigitalLink,
   type AidcEnvelopeClaims,
 } from '@dpp/shared';
@@ -84,7 +85,7 @@ function jwksUnavailable(err: unknown): boolean {
 function checkConsistency(c: AidcEnvelopeClaims): void {
   let epc;
   try {
-    epc = decodeSgtin96(c.sgtin96_epc);
+    epc = decodeSgtin96(envelopeEpc(c).hex);
   } catch (err) {
     throw invalid('epc', `sgtin96_epc is not an SGTIN-96 (${(err as Error).message})`, err);
   }

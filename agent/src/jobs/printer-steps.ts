@@ -2,7 +2,7 @@
  * The run's talk with its printer beyond sending: wait until it is ready, wait for the label to be printed
  * (and its tag read back), and, when the link failed after a send, ask it whether the label came out.
  */
-import type { AidcEnvelopeClaims, PrinterStatus } from '@dpp/shared';
+import { envelopeEpc, type AidcEnvelopeClaims, type PrinterStatus } from '@dpp/shared';
 import { AgentError, isAgentError, toAgentError } from '../errors.js';
 import type { Completion } from '../printers/index.js';
 import type { RenderedLabel } from '../render/index.js';
@@ -88,7 +88,7 @@ function completion(
       ? Math.min(d.printerConfig.printTimeoutMs, 2 * d.printerConfig.longestLabelMs)
       : d.printerConfig.printTimeoutMs;
   return d.printer.awaitCompletion({
-    expectedEpc: rendered.rfid ? claims.sgtin96_epc : undefined,
+    expectedEpc: rendered.rfid ? envelopeEpc(claims).hex : undefined,
     timeoutMs,
     signal,
     sentLater: (epc) => d.lane.epcSentLaterThan(run.ticket, epc),

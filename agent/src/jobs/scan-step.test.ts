@@ -19,7 +19,7 @@ describe('checkScan', () => {
     });
     expect(
       checkScan(
-        { symbol: claims.digital_link, epc: claims.sgtin96_epc.toLowerCase() },
+        { symbol: claims.digital_link, epc: claims.sgtin96_epc!.toLowerCase() },
         { ...base, rfid: true },
       ),
     ).toMatchObject({ epcRead: claims.sgtin96_epc, epcMatches: true });

@@ -70,10 +70,10 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     const { claims, payload } = await label('7001');
     const receipt = await driver.send(payload);
     expect(receipt.bytes).toBe(payload.length);
-    const done = await driver.awaitCompletion({ expectedEpc: claims.sgtin96_epc, timeoutMs: 15_000 });
-    expect(done).toMatchObject({ evidence: 'printer', epcReadBack: claims.sgtin96_epc, voidLabels: 0 });
+    const done = await driver.awaitCompletion({ expectedEpc: claims.sgtin96_epc!, timeoutMs: 15_000 });
+    expect(done).toMatchObject({ evidence: 'printer', epcReadBack: claims.sgtin96_epc!, voidLabels: 0 });
     expect(sim.labels).toHaveLength(1);
-    expect(sim.labels[0]!.epc).toBe(claims.sgtin96_epc);
+    expect(sim.labels[0]!.epc).toBe(claims.sgtin96_epc!);
   });
 
   it('sees a VOID tag on every try, then drops the held format so it never prints later', async () => {
@@ -85,7 +85,7 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     sim.events.on('rfidError', (e) => rfidErrors.push(e.onError));
     await driver.send(payload);
     const err = await driver
-      .awaitCompletion({ expectedEpc: claims.sgtin96_epc, timeoutMs: 15_000 })
+      .awaitCompletion({ expectedEpc: claims.sgtin96_epc!, timeoutMs: 15_000 })
       .catch((e: unknown) => e);
     expect(isAgentError(err, 'RFID_READBACK_MISMATCH')).toBe(true);
     expect((err as { details: { voidLabels: number; readBack: string } }).details).toMatchObject({
@@ -117,7 +117,7 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     const seen: PrinterStatus[] = [];
     await driver.send(payload);
     const waiting = driver.awaitCompletion({
-      expectedEpc: claims.sgtin96_epc,
+      expectedEpc: claims.sgtin96_epc!,
       timeoutMs: 20_000,
       onStatus: (s) => seen.push(s),
     });
@@ -126,7 +126,7 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
       .toBe(true);
     expect(sim.labels).toHaveLength(0);
     sim.faults.set('paperOut', false);
-    await expect(waiting).resolves.toMatchObject({ epcReadBack: claims.sgtin96_epc });
+    await expect(waiting).resolves.toMatchObject({ epcReadBack: claims.sgtin96_epc! });
   });
 
   it('times out while paper stays out, and cancelling keeps the held label from printing later', async () => {
@@ -159,7 +159,7 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     sim.faults.scriptNext('disconnect');
     await driver.send(payload).catch(() => undefined);
     await expect(
-      driver.awaitCompletion({ expectedEpc: claims.sgtin96_epc, timeoutMs: 3000 }),
+      driver.awaitCompletion({ expectedEpc: claims.sgtin96_epc!, timeoutMs: 3000 }),
     ).rejects.toSatisfy((e) => isAgentError(e, 'TRANSPORT_CLOSED') || isAgentError(e, 'PRINT_TIMEOUT'));
     await expect
       .poll(async () => (await driver.status().catch(() => null))?.ready ?? false, {

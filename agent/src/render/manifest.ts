@@ -23,7 +23,7 @@ export function renderManifest(input: {
     payloadBytes: input.payload.length,
     digitalLink: input.decodedLink,
     qrVerified: true,
-    ...(input.rfid ? { sgtin96Epc: input.claims.sgtin96_epc } : {}),
+    ...(input.rfid && input.claims.sgtin96_epc ? { sgtin96Epc: input.claims.sgtin96_epc } : {}),
     previewSha256: sha256Hex(input.preview),
     renderedAt: input.renderedAt.toISOString(),
   };

@@ -5,7 +5,7 @@
  * error handling, E (the printer stops in error mode with the format held), never the silent factory
  * default N that drops the format and tells the host nothing.
  */
-import { ZplLabelBuilder, type AidcEnvelopeClaims } from '@dpp/shared';
+import { ZplLabelBuilder, envelopeEpc, type AidcEnvelopeClaims } from '@dpp/shared';
 import { AgentError } from '../errors.js';
 import { qrModuleCount } from './qr.js';
 import { labelText, type EffectiveTemplate } from './template.js';
@@ -65,7 +65,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     b.text(x, y, text, { height: textHeight });
     y += step;
   }
-  if (template.rfid) b.writeEpc(claims.sgtin96_epc).readBackEpc();
+  if (template.rfid) b.writeEpc(envelopeEpc(claims).hex).readBackEpc();
   const zpl = b.toString() + '\n';
   return {
     language: 'zpl',

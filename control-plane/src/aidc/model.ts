@@ -21,6 +21,7 @@ export function jobView(r: PrintJobTable): JobView {
     serial: r.serial,
     digitalLink: r.digital_link,
     sgtin96Epc: r.sgtin96_epc,
+    epc: { scheme: 'sgtin-96', hex: r.sgtin96_epc },
     printer: r.printer,
     labelTemplate: JSON.parse(r.label_template) as LabelTemplate,
     attemptId: r.attempt_id,

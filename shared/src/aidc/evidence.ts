@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EpcHexSchema, LabelCarrierSchema } from './carriers.js';
 import { PassportVersionRefSchema } from './envelope.js';
 import type { ResultState } from './states.js';
 
@@ -19,6 +20,11 @@ export const RenderManifestSchema = z
       .string()
       .regex(/^[0-9A-F]{24}$/)
       .optional(),
+    /**
+     * Every carrier on the label with its content: symbols as decoded from this render, tags as they will be
+     * written. Absent from manifests of agents before carriers beyond QR and SGTIN-96.
+     */
+    carriers: z.array(LabelCarrierSchema).min(1).max(8).optional(),
     /** SHA-256 of a preview image (PNG), when one was made. */
     previewSha256: sha256Hex.optional(),
     renderedAt: z.iso.datetime(),
@@ -49,11 +55,10 @@ export const AttestationSchema = z
     method: z.enum(['printer_status', 'rfid_readback', 'supervisor']),
     /** Host status after the print (e.g. from ~HS) showing no error. */
     printerStatus: z.record(z.string(), z.unknown()).optional(),
-    /** EPC read back from the tag (^HV) and equal to the envelope's. */
-    epcReadBack: z
-      .string()
-      .regex(/^[0-9A-F]{24}$/)
-      .optional(),
+    /** EPC read back from the tag (^HV) and equal to the envelope's (SGTIN-96: 24 hex digits, SGTIN-198: 52). */
+    epcReadBack: EpcHexSchema.optional(),
+    /** The URI of the NDEF record read back from the NFC tag, equal to the Digital Link. */
+    nfcReadBack: z.string().max(2000).optional(),
     note: z.string().max(500).optional(),
     attestedAt: z.iso.datetime(),
   })
@@ -79,11 +84,10 @@ export const ScanResultSchema = z
     scanner: z.string().max(64),
     decodedLink: z.string().max(2000),
     linkMatches: z.literal(true),
-    epcRead: z
-      .string()
-      .regex(/^[0-9A-F]{24}$/)
-      .optional(),
+    epcRead: EpcHexSchema.optional(),
     epcMatches: z.boolean().optional(),
+    /** Every symbol the scanner decoded on the label (QR, DataMatrix, GS1-128) with its content. */
+    carriers: z.array(LabelCarrierSchema).max(8).optional(),
     scannedAt: z.iso.datetime(),
   })
   .meta({ id: 'ScanResult' });

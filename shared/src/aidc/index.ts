@@ -1,3 +1,4 @@
+export * from './carriers.js';
 export * from './envelope.js';
 export * from './evidence.js';
 export * from './states.js';

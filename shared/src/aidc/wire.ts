@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { isTopicLevel } from '../mqtt/topics.js';
+import { LabelEpcSchema } from './carriers.js';
 import { LabelTemplateSchema } from './envelope.js';
 import { JOB_STATES, RESULT_STATES } from './states.js';
 
@@ -30,7 +31,10 @@ export const PrintJobSchema = z
     gtin: z.string(),
     serial: z.string(),
     digitalLink: z.string(),
-    sgtin96Epc: z.string(),
+    /** The SGTIN-96 hex; null when the serial is encoded as SGTIN-198 (see `epc`). */
+    sgtin96Epc: z.string().nullable(),
+    /** The EPC the label's RFID tag carries, with its scheme. */
+    epc: LabelEpcSchema,
     printer: z.string().nullable(),
     labelTemplate: LabelTemplateSchema,
     attemptId: z
