@@ -4,7 +4,8 @@
  */
 import { headerKid, TYP, verifyJws, type Ed25519Jwk } from './jws.js';
 import { assertSignedInWindow, controlPlaneKey } from './keys.js';
-import { decodeSgtin96 } from './sgtin.js';
+import { checkCarriers, renderedRfidEpc } from './carriers.js';
+import { decodeSgtin } from './sgtin.js';
 import { Broken, inWindow, int, obj, optStr, str, strOrNull, time, timeOrNull, type Json } from './shape.js';
 import type { SealContext } from './seal-context.js';
 
@@ -85,7 +86,12 @@ function assertEqual(what: string, values: Record<string, unknown>): void {
 
 /** The EPC the label carries, checked against every read of it, or undefined for a label without one. */
 function checkEpc(ctx: SealContext, render: Json, attestation: Json, scan: Json): string | undefined {
-  const epc = optStr(render, 'sgtin96Epc', 'renderManifest');
+  const sgtin96 = optStr(render, 'sgtin96Epc', 'renderManifest');
+  const listed = renderedRfidEpc(render);
+  if (sgtin96 !== undefined && listed !== undefined && sgtin96 !== listed) {
+    throw new Broken(`the render names EPC ${sgtin96} and, among its carriers, ${listed}`);
+  }
+  const epc = listed ?? sgtin96;
   const readBack = optStr(attestation, 'epcReadBack', 'attestation');
   const scanned = optStr(scan, 'epcRead', 'scanResult');
   if (epc === undefined) {
@@ -93,7 +99,7 @@ function checkEpc(ctx: SealContext, render: Json, attestation: Json, scan: Json)
       throw new Broken('an EPC was read but none was rendered');
     return undefined;
   }
-  const sgtin = decodeSgtin96(epc);
+  const sgtin = decodeSgtin(epc);
   if (sgtin.gtin !== ctx.proof.label.gtin || sgtin.serial !== ctx.proof.label.serial) {
     throw new Broken(
       `the rendered EPC ${epc} is GTIN ${sgtin.gtin} serial ${sgtin.serial}, the label is ` +
@@ -158,9 +164,11 @@ export async function checkEvidenceBundle(ctx: SealContext): Promise<string> {
     'the spool receipt': int(spool, 'bytes', 'spoolReceipt'),
   });
   const epc = checkEpc(ctx, render, attestation, scan);
+  const carriers = checkCarriers(ctx.proof.label, render, attestation, scan);
   const tag = epc === undefined ? '' : `; EPC ${epc} read back`;
+  const all = carriers === undefined ? '' : `; carriers ${carriers} each verified`;
   return (
     `printed by device ${s.deviceId} at ${iso(sealedAt)}, key ${kid}; ` +
-    `${int(spool, 'bytes', 'spoolReceipt')} bytes sent as rendered; scanned ${ctx.proof.label.digitalLink}${tag}`
+    `${int(spool, 'bytes', 'spoolReceipt')} bytes sent as rendered; scanned ${ctx.proof.label.digitalLink}${tag}${all}`
   );
 }

@@ -3,7 +3,8 @@ import { sameUrl } from './digital-link.js';
 import { canonicalJson, sha256Hex } from './jcs.js';
 import { TYP, verifyJws } from './jws.js';
 import { assertSignedInWindow, controlPlaneKey } from './keys.js';
-import { companyPrefixLengthOf, decodeSgtin96, sgtinPureIdentityUri } from './sgtin.js';
+import { renderedRfidEpc } from './carriers.js';
+import { companyPrefixLengthOf, decodeSgtin, sgtinPureIdentityUri } from './sgtin.js';
 import { Broken, isObject, obj, str, strOrNull, time } from './shape.js';
 import type { SealContext } from './seal-context.js';
 
@@ -88,7 +89,9 @@ const COMMISSIONING = new Set([
 /** The SGTIN URI the event must commission: from the label's EPC, else from the receipt's GTIN and serial. */
 function expectedEpcUri(ctx: SealContext, epcList: string[]): string {
   const render = isObject(ctx.bundle.renderManifest) ? ctx.bundle.renderManifest : {};
-  if (typeof render.sgtin96Epc === 'string') return decodeSgtin96(render.sgtin96Epc).pureIdentityUri;
+  const epc =
+    renderedRfidEpc(render) ?? (typeof render.sgtin96Epc === 'string' ? render.sgtin96Epc : undefined);
+  if (epc !== undefined) return decodeSgtin(epc).pureIdentityUri;
   const length = epcList.map(companyPrefixLengthOf).find((l) => l !== null);
   if (length === undefined) throw new Broken('its epcList holds no SGTIN');
   return sgtinPureIdentityUri(String(ctx.receipt.gtin), String(ctx.receipt.serial), length);

@@ -310,3 +310,89 @@ async function rebuildSealLog(w: World): Promise<void> {
     treeHead: await w.treeHead(treeSize, T.issued),
   };
 }
+
+describe('a label with every carrier', () => {
+  const ELEMENT_STRING = '(01)09506000134352(21)1001';
+
+  /** The bundle of a label with a QR code, a DataMatrix, a GS1-128, an RFID tag and an NFC tag. */
+  function allCarriers(p: Record<string, unknown>, link: string): void {
+    const render = p.renderManifest as Record<string, unknown>;
+    const epc = render.sgtin96Epc as string;
+    render.carriers = [
+      { type: 'qr', data: link },
+      { type: 'datamatrix', content: 'digital-link', data: link },
+      { type: 'gs1-128', data: ELEMENT_STRING },
+      { type: 'rfid', scheme: 'sgtin-96', epc },
+      { type: 'nfc', uri: link },
+    ];
+    (p.scanResult as Record<string, unknown>).carriers = [
+      { type: 'qr', data: link },
+      { type: 'datamatrix', content: 'digital-link', data: link },
+      { type: 'gs1-128', data: ELEMENT_STRING },
+    ];
+    (p.attestation as Record<string, unknown>).nfcReadBack = link;
+  }
+
+  type Bundle = Record<string, Record<string, unknown> & { carriers: Record<string, unknown>[] }>;
+
+  it('verifies each carrier against the label and its read after printing, and names them', async () => {
+    await world.seal({ bundle: (p) => allCarriers(p, world.digitalLink) });
+    const r = await check();
+    expect(notVerified(r.report)).toEqual([]);
+    expect(linkOf(r.report, 'evidence bundle').detail).toContain(
+      'carriers QR code, DataMatrix (Digital Link), GS1-128, RFID SGTIN-96, NFC each verified',
+    );
+  });
+
+  it('refuses a DataMatrix that was rendered but never scanned', async () => {
+    await world.seal({
+      bundle: (p) => {
+        allCarriers(p, world.digitalLink);
+        const scan = (p as Bundle).scanResult!;
+        scan.carriers = scan.carriers.filter((c) => c.type !== 'datamatrix');
+      },
+    });
+    const r = await check();
+    expect(notVerified(r.report)).toEqual(['evidence bundle']);
+    expect(linkOf(r.report, 'evidence bundle').detail).toContain(
+      'DataMatrix (Digital Link) was rendered but never scanned',
+    );
+  });
+
+  it('refuses a GS1-128 that holds another serial, even when the scan agrees with it', async () => {
+    await world.seal({
+      bundle: (p) => {
+        allCarriers(p, world.digitalLink);
+        for (const part of ['renderManifest', 'scanResult'] as const) {
+          for (const c of (p as Bundle)[part]!.carriers)
+            if (c.type === 'gs1-128') c.data = '(01)09506000134352(21)1002';
+        }
+      },
+    });
+    const r = await check();
+    expect(linkOf(r.report, 'evidence bundle').detail).toContain(`the label is ${ELEMENT_STRING}`);
+  });
+
+  it('refuses an NFC tag that was not read back, or read back another link', async () => {
+    await world.seal({
+      bundle: (p) => {
+        allCarriers(p, world.digitalLink);
+        delete (p.attestation as Record<string, unknown>).nfcReadBack;
+      },
+    });
+    expect(linkOf((await check()).report, 'evidence bundle').detail).toContain('NFC tag was never read back');
+  });
+
+  it('refuses a render whose RFID carrier and SGTIN-96 field name different EPCs', async () => {
+    await world.seal({
+      bundle: (p) => {
+        allCarriers(p, world.digitalLink);
+        for (const c of (p as Bundle).renderManifest!.carriers)
+          if (c.type === 'rfid') c.epc = '30395DFA80C8F7C000000001';
+      },
+    });
+    expect(linkOf((await check()).report, 'evidence bundle').detail).toMatch(
+      /names EPC .* and, among its carriers/,
+    );
+  });
+});
