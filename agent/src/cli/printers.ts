@@ -14,6 +14,8 @@ function where(t: LoadedConfig['config']['printers'][number]['transport']): stri
       return `${t.path} @${t.baudRate}`;
     case 'tcp':
       return `${t.host}:${t.port}`;
+    case 'usb':
+      return `serial ${t.serialNumber}${t.backend === 'auto' ? '' : ` (${t.backend})`}`;
     case 'cups':
       return `queue ${t.queue}`;
     case 'spool':
