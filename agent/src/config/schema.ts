@@ -28,13 +28,16 @@ export const TcpLinkSchema = z
   .strict();
 
 /** A USB id: a number, or four hex digits as lsusb shows them ("0a5f", "0x0a5f"). */
-const usbId = z.union([
-  z.number().int().min(0).max(0xffff),
-  z
-    .string()
-    .regex(/^(0x)?[0-9a-fA-F]{4}$/, 'must be four hex digits, e.g. "0a5f"')
-    .transform((s) => parseInt(s.replace(/^0x/, ''), 16)),
-]);
+const usbId = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const n =
+    typeof v === 'number' ? v : /^(0x)?[0-9a-fA-F]{4}$/.test(v) ? parseInt(v.replace(/^0x/, ''), 16) : NaN;
+  if (Number.isInteger(n) && n >= 0 && n <= 0xffff) return n;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must be four hex digits as lsusb shows them (e.g. "0a5f") or 0 to 65535',
+  });
+  return z.NEVER;
+});
 
 export const UsbTransportSchema = z
   .object({
