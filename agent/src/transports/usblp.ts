@@ -39,11 +39,12 @@ export class UsblpChannel implements UsbChannel {
     private readonly handle: FileHandle,
     private readonly handlers: UsbChannelHandlers,
     private readonly options: UsblpChannelOptions,
+    first: Buffer | null,
   ) {
     this.busyPollMs = options.busyPollMs ?? 5;
     this.idlePollMs = options.idlePollMs ?? 50;
     this.pollMs = this.busyPollMs;
-    this.reading = this.readLoop();
+    this.reading = this.readLoop(first);
   }
 
   static async open(
@@ -61,7 +62,24 @@ export class UsblpChannel implements UsbChannel {
         cause: err,
       });
     }
-    return new UsblpChannel(device, handle, handlers, options);
+    // usblp refuses reads (EINVAL) when the printer's interface is one-way (USB printer class protocol 1): it
+    // picks the bidirectional alternate setting whenever the printer has one, so no other backend would do better.
+    let first: Buffer | null = null;
+    try {
+      const buf = Buffer.alloc(4096);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+      if (bytesRead > 0) first = buf.subarray(0, bytesRead);
+    } catch (err) {
+      if (errno(err) !== 'EAGAIN') {
+        await handle.close().catch(() => undefined);
+        const why =
+          errno(err) === 'EINVAL'
+            ? 'usblp drives this printer one way (its interface has no bulk IN), so it cannot report status'
+            : `cannot read: ${(err as Error).message}`;
+        throw new AgentError('TRANSPORT_ERROR', `${device}: ${why}`, { cause: err });
+      }
+    }
+    return new UsblpChannel(device, handle, handlers, options, first);
   }
 
   private async nap(): Promise<void> {
@@ -80,7 +98,10 @@ export class UsblpChannel implements UsbChannel {
     this.wake?.();
   }
 
-  private async readLoop(): Promise<void> {
+  /** `first`: what the probe at open read, handed on before anything read later. */
+  private async readLoop(first: Buffer | null): Promise<void> {
+    await Promise.resolve(); // the constructor returns first
+    if (first && !this.closed) this.handlers.onData(first);
     const buf = Buffer.alloc(4096);
     // A pty standing in for the node reads 0 once its other end hung up; usblp reads 0 for a zero-length
     // packet from the printer and reports an unplug as ENODEV.
