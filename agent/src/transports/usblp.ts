@@ -168,6 +168,8 @@ export class UsblpChannel implements UsbChannel {
       // usblp has one URB in flight: a non-blocking write while it is busy answers EAGAIN
       else await new Promise((r) => setTimeout(r, 2));
     }
+    // The last chunk may still be on its way to the printer (a non-blocking write submits it and returns): the
+    // printer's status and ^HV answers, never this write, say when a label is out.
     this.hurry();
   }
 
