@@ -74,6 +74,14 @@ describe('config', () => {
   it.each([
     [{ printers: [{ ...zebra, transport: { type: 'serial' } }] }, /printers\[0\]\.transport\.path/],
     [{ printers: [{ ...zebra, name: 'a/b' }] }, /printers\[0\]\.name: must not contain/],
+    [
+      { printers: [{ ...zebra, transport: { type: 'usb', path: '/dev/usb/lp0' } }] },
+      /transport\.serialNumber/,
+    ],
+    [
+      { printers: [{ ...zebra, transport: { type: 'usb', serialNumber: 'X1', vendorId: 'zebra' } }] },
+      /transport\.vendorId: must be four hex digits as lsusb shows them/,
+    ],
     [{ printers: [zebra, zebra] }, /printers\[1\]\.name: duplicate name zebra-1/],
     [{ printers: [{ ...zebra, language: 'pdf' }] }, /printers\[0\]\.rfid: RFID needs a ZPL printer/],
     [{ console: { host: '0.0.0.0' } }, /console\.host/],
@@ -100,6 +108,27 @@ describe('config', () => {
       /DPP_AGENT_CONSOLE_PORT: must be a whole number/,
     );
     expect(() => loadConfig({ cwd: dir, env: { DPP_AGENT_MQTT: 'maybe' } })).toThrow(/on or off/);
+  });
+
+  it('names a USB printer by its serial number, its ids as numbers or as lsusb shows them', () => {
+    const usb = (transport: Record<string, unknown>) =>
+      parseAgentConfig({ printers: [{ ...zebra, transport: { type: 'usb', ...transport } }] }).printers[0]!
+        .transport;
+    expect(usb({ serialNumber: 'D8N231500123' })).toEqual({
+      type: 'usb',
+      serialNumber: 'D8N231500123',
+      backend: 'auto',
+    });
+    expect(usb({ serialNumber: 'D8N', vendorId: '0a5f', productId: '0x0166', backend: 'usblp' })).toEqual({
+      type: 'usb',
+      serialNumber: 'D8N',
+      vendorId: 0x0a5f,
+      productId: 0x0166,
+      backend: 'usblp',
+    });
+    expect(usb({ serialNumber: 'D8N', vendorId: 2655 })).toMatchObject({ vendorId: 0x0a5f });
+    expect(() => usb({ serialNumber: 'D8N', vendorId: 0x10000 })).toThrow(/vendorId/);
+    expect(() => usb({ serialNumber: 'D8N', backend: 'cups' })).toThrow(/backend/);
   });
 
   it('validates an in-memory configuration for library use', () => {

@@ -27,6 +27,32 @@ export const TcpLinkSchema = z
   })
   .strict();
 
+/** A USB id: a number, or four hex digits as lsusb shows them ("0a5f", "0x0a5f"). */
+const usbId = z.union([z.number(), z.string()]).transform((v, ctx) => {
+  const n =
+    typeof v === 'number' ? v : /^(0x)?[0-9a-fA-F]{4}$/.test(v) ? parseInt(v.replace(/^0x/, ''), 16) : NaN;
+  if (Number.isInteger(n) && n >= 0 && n <= 0xffff) return n;
+  ctx.addIssue({
+    code: 'custom',
+    message: 'must be four hex digits as lsusb shows them (e.g. "0a5f") or 0 to 65535',
+  });
+  return z.NEVER;
+});
+
+export const UsbTransportSchema = z
+  .object({
+    type: z.literal('usb'),
+    /** The printer's USB serial number (iSerialNumber, `lsusb -v` or `dpp-agent printers`): it names the printer across re-plugs. */
+    serialNumber: z.string().min(1).max(126),
+    /** Also match the vendor id (Zebra: 0a5f). */
+    vendorId: usbId.optional(),
+    /** Also match the product id. */
+    productId: usbId.optional(),
+    /** `auto`: Linux's usblp device when the printer has one, else libusb; or only `usblp` / `libusb`. */
+    backend: z.enum(['auto', 'usblp', 'libusb']).default('auto'),
+  })
+  .strict();
+
 export const CupsTransportSchema = z
   .object({
     type: z.literal('cups'),
@@ -50,6 +76,7 @@ export const SpoolTransportSchema = z
 export const TransportConfigSchema = z.discriminatedUnion('type', [
   SerialLinkSchema,
   TcpLinkSchema,
+  UsbTransportSchema,
   CupsTransportSchema,
   SpoolTransportSchema,
 ]);

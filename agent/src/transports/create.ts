@@ -5,6 +5,7 @@ import { LineTransport } from './line-transport.js';
 import { SerialLink } from './serial.js';
 import { SpoolTransport } from './spool.js';
 import { TcpLink } from './tcp.js';
+import { UsbTransport } from './usb.js';
 import type { ByteLink, PrinterTransport } from './types.js';
 
 export function createLink(
@@ -20,6 +21,8 @@ export function createTransport(config: TransportConfig, language: 'zpl' | 'pdf'
     case 'serial':
     case 'tcp':
       return new LineTransport(config.type, createLink(config));
+    case 'usb':
+      return new UsbTransport(config);
     case 'cups':
       return new CupsTransport({ queue: config.queue, command: config.command, options: config.options });
     case 'spool':

@@ -1,6 +1,12 @@
 export * from './types.js';
 export * from './serial.js';
 export * from './tcp.js';
+export * from './usb.js';
+export * from './usb-sysfs.js';
+export * from './usblp.js';
+export * from './libusb.js';
+export type * from './usb-channel.js';
+export { USB_WRITE_STALL_MS } from './usb-channel.js';
 export * from './line-transport.js';
 export * from './cups.js';
 export * from './spool.js';

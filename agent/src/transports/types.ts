@@ -1,12 +1,12 @@
 /**
  * The one transport interface for printers, so the real line, the simulator and a test double are handed
- * in interchangeably (node-serialport's injected binding is the model). Serial and raw TCP are two-way
+ * in interchangeably (node-serialport's injected binding is the model). Serial, raw TCP and USB are two-way
  * lines (`ByteLink`): the printer answers status queries and `^HV` on them. CUPS and a spool folder are
  * one-way: bytes go out, nothing comes back.
  */
 import type { TypedEvents } from '@dpp/shared';
 
-export type TransportKind = 'serial' | 'tcp' | 'cups' | 'spool';
+export type TransportKind = 'serial' | 'tcp' | 'usb' | 'cups' | 'spool';
 
 export type LinkEvents = {
   data: [chunk: Buffer];
@@ -16,7 +16,7 @@ export type LinkEvents = {
 
 /** A two-way byte line to a device (printer or scanner). */
 export interface ByteLink {
-  /** Where it goes: a device path or host:port. */
+  /** Where it goes: a device path, host:port, or usb:<serial number>. */
   readonly target: string;
   readonly isOpen: boolean;
   readonly events: TypedEvents<LinkEvents>;
@@ -36,7 +36,7 @@ export interface SendReceipt {
 export interface PrinterTransport {
   readonly kind: TransportKind;
   readonly target: string;
-  /** The two-way line when the printer can answer on it (serial, tcp); null when it cannot. */
+  /** The two-way line when the printer can answer on it (serial, tcp, usb); null when it cannot. */
   readonly link: ByteLink | null;
   /** Submits one payload; `name` names it (a job title, a file name). */
   send(data: Buffer, name: string): Promise<SendReceipt>;

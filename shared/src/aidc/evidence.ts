@@ -35,10 +35,10 @@ export const RenderManifestSchema = z
 export const SpoolReceiptSchema = z
   .object({
     printer: z.string().max(64),
-    transport: z.enum(['serial', 'tcp', 'cups', 'spool']),
+    transport: z.enum(['serial', 'tcp', 'usb', 'cups', 'spool']),
     bytes: z.number().int().positive(),
     payloadSha256: sha256Hex,
-    /** CUPS job id, spool file name, or the device path. */
+    /** CUPS job id, spool file name, the device path, or a USB printer: `usb:<serial number> via /dev/usb/lp0`. */
     reference: z.string().max(500).optional(),
     submittedAt: z.iso.datetime(),
   })
