@@ -27,7 +27,7 @@ export {
 } from './faults/index.js';
 export type { DeviceConnection, DeviceTransport, TransportAddress, Clock } from './transports/index.js';
 export { PtyTransport, TcpTransport } from './transports/index.js';
-export type { LabelRenderer, LabelSize } from './render/index.js';
+export { ZebrashRenderer, type LabelRenderer, type LabelSize } from './render/index.js';
 export { SimError, type SimErrorCode } from './errors.js';
 export { jsonLineLogger, silentLogger, type SimLogger } from './log.js';
 export { TypedEvents } from '@dpp/shared';

@@ -75,6 +75,9 @@ describe('GS1-128 (^BC mode N)', () => {
     // Digits after letters: an even run of four or more goes back to subset C.
     expect(zplGs1128FieldData([gtin, sn('A123456')])).toBe('>;>8011095060083052121>6A>5123456');
     expect(zplGs1128FieldData([gtin, sn('A123')])).toBe('>;>8011095060083052121>6A123');
+    // One character left after a pair: the pair goes in subset B, so no switch precedes a lone last character.
+    expect(zplGs1128FieldData([gtin, sn('5')])).toBe('>;>80110950600830521>6215');
+    expect(zplGs1128FieldData([gtin, sn('A1234B')])).toBe('>;>8011095060083052121>6A1234B');
     // A GS between a variable-length value and the next AI is FNC1.
     expect(zplGs1128FieldData([sn('AB'), gtin])).toBe('>;>821>6AB>8>50110950600830521');
   });

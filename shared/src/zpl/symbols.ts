@@ -97,15 +97,19 @@ export function zplGs1128FieldData(elements: readonly Gs1Element[]): string {
       continue;
     }
     const run = digitRun(i);
+    // No code switch is followed by just one last character: after a switch the data runs on at least two
+    // characters or to a longer end (a pair goes in subset B instead), which costs a printer nothing and
+    // keeps the symbol exact on renderers that lose a lone character after an invocation (Zebrash).
+    const lone = (end: number) => raw.length - end === 1;
     if (subset === 'C') {
-      if (run >= 2) {
+      if (run >= 2 && !lone(i + 2)) {
         out += raw.slice(i, i + 2);
         i += 2;
         continue;
       }
       out += '>6';
       subset = 'B';
-    } else if (run >= 4 && run % 2 === 0) {
+    } else if (run >= 4 && run % 2 === 0 && !lone(i + run)) {
       // Four or more digits (an even run) are shorter in subset C, even counting the switch.
       out += '>5';
       subset = 'C';
