@@ -15,6 +15,7 @@ export {
 export { startScanner, type StartScannerOptions, type ScannerHandle } from './scanner/start-scanner.js';
 export type { ScanResult } from './scanner/scanner.js';
 export { decodeQrPng } from './scanner/decode.js';
+export { decodeSymbolsPng, type SymbolDecode } from './scanner/symbols.js';
 export {
   FAULT_NAMES,
   LABEL_FAULTS,
