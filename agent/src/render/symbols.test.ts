@@ -71,14 +71,14 @@ describe('a label with a DataMatrix and a GS1-128 (ZPL)', () => {
     ]);
   });
 
-  it('refuses a label too small for its GS1-128, and keeps the QR-only layout as it was', async () => {
+  it('refuses a label too small for its GS1-128, and puts text beside the QR as a printer draws it (byte mode)', async () => {
     const claims = claimsWith('12345678', { gs1128: true });
     const t = effectiveTemplate(claims, zebra);
     expect(() => renderZplLabel(claims, t)).toThrow(expect.objectContaining({ code: 'TEMPLATE_TOO_SMALL' }));
     const plain = claimsFor('7002');
     const zpl = renderZplLabel(plain, effectiveTemplate(plain, zebra)).zpl;
     expect(zpl).toContain('^FO12,12^BQN,2,4');
-    expect(zpl).toContain('^FO140,12^A0N,20,20^FH_^FDDemo product^FS');
+    expect(zpl).toContain('^FO156,12^A0N,20,20^FH_^FDDemo product^FS');
   });
 
   it('fails the render when the symbol a printer would draw is not the job data', async () => {

@@ -19,7 +19,7 @@ import {
 } from '@dpp/shared';
 import { layoutLabel } from './layout.js';
 import { dataMatrixSymbol, labelSymbols } from './symbols.js';
-import { qrModuleCount } from './qr.js';
+import { zplQrModuleCount } from './qr.js';
 import { labelText, type EffectiveTemplate } from './template.js';
 
 /** Tries per tag before the `^RS` error handling applies. */
@@ -45,7 +45,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
   const length = dotsOf(template.heightMm, dpi);
   const margin = dotsOf(1.5, dpi);
   const mag = template.qrMagnification;
-  const qr = qrModuleCount(claims.digital_link) * mag;
+  const qr = zplQrModuleCount(claims.digital_link) * mag;
   const textHeight = Math.max(12, dotsOf(2.5, dpi));
   const textWidth = (text: string) => Math.ceil(text.length * textHeight * 0.6);
   const symbols = labelSymbols(claims, template);
