@@ -12,6 +12,8 @@ export interface LayoutInput {
   margin: number;
   /** Side of the QR code. */
   qr: number;
+  /** Height the QR takes below its origin when it is more than its side (ZPL `^BQ` starts lower). */
+  qrHeight?: number;
   /** Side of the DataMatrix, and the size of its human-readable line when it has one. */
   dataMatrix: { side: number; hri: { width: number; height: number } | null } | null;
   /** The GS1-128: its bars (quiet zones included) and its human-readable line. */
@@ -43,9 +45,10 @@ export function layoutLabel(i: LayoutInput): LabelLayout {
       details: { width: i.width, height: i.height, qr: i.qr },
     });
   };
-  if (i.qr + 2 * m > i.height || i.qr + 2 * m > i.width) tooSmall(`a ${Math.round(i.qr)} QR`);
+  const qrHeight = i.qrHeight ?? i.qr;
+  if (qrHeight + 2 * m > i.height || i.qr + 2 * m > i.width) tooSmall(`a ${Math.round(i.qr)} QR`);
   let right = m + i.qr; // the right edge of the symbols at the top
-  let bottom = m + i.qr; // their lower edge
+  let bottom = m + qrHeight; // their lower edge
   let dataMatrix: LabelLayout['dataMatrix'] = null;
   if (i.dataMatrix) {
     const { side, hri } = i.dataMatrix;

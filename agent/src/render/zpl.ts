@@ -35,6 +35,12 @@ export interface RenderedZpl {
   omittedLines: number;
 }
 
+/**
+ * Dots a printer puts a `^BQ` symbol below its field origin (Zebra printers, and Zebrash after them, start
+ * the QR ten dots lower than `^FO` says), so what goes under the QR leaves room for them.
+ */
+const ZPL_QR_DROP = 10;
+
 export function dotsOf(mm: number, dpi: number): number {
   return Math.round((mm * dpi) / 25.4);
 }
@@ -60,6 +66,7 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     height: length,
     margin,
     qr,
+    qrHeight: qr + ZPL_QR_DROP,
     dataMatrix: symbols.dataMatrix
       ? {
           side: dataMatrixModules(dataMatrixSymbol(symbols.dataMatrix)) * mag,
