@@ -23,7 +23,8 @@ export function qrModuleCount(data: string): number {
 export function zplQrModuleCount(data: string): number {
   return Math.max(
     qrModuleCount(data),
-    QRCode.create([{ data: Buffer.from(data, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules.size,
+    QRCode.create([{ data: Buffer.from(data, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules
+      .size,
   );
 }
 
