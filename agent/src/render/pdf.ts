@@ -8,7 +8,7 @@ import type { AidcEnvelopeClaims } from '@dpp/shared';
 import { gs1ElementString, gs1ElementsToRaw } from '@dpp/shared';
 import { layoutLabel } from './layout.js';
 import { qrModuleCount, qrPng } from './qr.js';
-import { dataMatrixSymbol, labelSymbols, symbolPng, type SymbolKind } from './symbols.js';
+import { dataMatrixSymbol, labelSymbols, modulesAcross, symbolPng, type SymbolKind } from './symbols.js';
 import { pdfText, type EffectiveTemplate } from './template.js';
 
 const PT_PER_MM = 72 / 25.4;
@@ -57,9 +57,10 @@ export async function renderPdfLabel(
       )
     : null;
   // Image sizes on the page: the DataMatrix at the QR's module size, GS1-128 bars of 0.25 mm (GS1 X-dimension).
-  const dmSide = dmPng ? (pngSize(dmPng).width / SYMBOL_SCALE) * moduleMm * PT_PER_MM : 0;
+  const dmSide = dmPng ? modulesAcross('datamatrix', dmPng, SYMBOL_SCALE) * moduleMm * PT_PER_MM : 0;
   const bcSize = bcPng ? pngSize(bcPng) : null;
-  const bcWidth = bcSize ? (bcSize.width / SYMBOL_SCALE) * 0.25 * PT_PER_MM : 0;
+  const barModule = 0.25 * PT_PER_MM;
+  const bcWidth = bcPng ? modulesAcross('gs1-128', bcPng, SYMBOL_SCALE) * barModule : 0;
   const bcHeight = bcSize ? (bcWidth * bcSize.height) / bcSize.width : 0;
   const hri = { width: textWidth(elementString), height: fontSize };
   const layout = layoutLabel({
@@ -96,7 +97,7 @@ export async function renderPdfLabel(
   }
   if (bcPng && layout.gs1128) {
     doc.image(bcPng, layout.gs1128.at.x, layout.gs1128.at.y, { width: bcWidth, height: bcHeight });
-    line(elementString, layout.gs1128.hri.x, layout.gs1128.hri.y);
+    line(elementString, layout.gs1128.hri.x + 10 * barModule, layout.gs1128.hri.y); // under the bars
   }
   const area = layout.text;
   let y = area.y;

@@ -107,17 +107,27 @@ function bwipText(symbol: ZplSymbolData): string {
   return text;
 }
 
+/** bwip-js units per module at scale 1: two for a DataMatrix, one for a Code 128 bar. */
+const BWIP_UNITS_PER_MODULE: Record<SymbolKind, number> = { datamatrix: 2, 'gs1-128': 1 };
+
+/** Modules across a PNG `symbolPng` drew at `scale`, quiet zones included. */
+export function modulesAcross(kind: SymbolKind, png: Buffer, scale: number): number {
+  // PNG IHDR: the width is the big-endian 32-bit integer at byte 16.
+  return png.readUInt32BE(16) / (scale * BWIP_UNITS_PER_MODULE[kind]);
+}
+
 /**
- * A PNG of `symbol` drawn by bwip-js: `scale` pixels per module, a white background (bwip-js draws on a
- * transparent one by default, which no decoder reads) and the quiet zone of the symbology around it
- * (DataMatrix 1 module, ISO/IEC 16022 §5.1; Code 128 10 modules, ISO/IEC 15417 §4.4.2).
+ * A PNG of `symbol` drawn by bwip-js: `scale` times its units per module (two for a DataMatrix), a white
+ * background (bwip-js draws on a transparent one by default, which no decoder reads) and the quiet zone of
+ * the symbology around it (DataMatrix 1 module, ISO/IEC 16022 §5.1; Code 128 10 modules, ISO/IEC 15417
+ * §4.4.2). bwip-js counts padding in units at scale 1.
  */
 export function symbolPng(
   kind: SymbolKind,
   symbol: ZplSymbolData,
   o: { scale: number; barHeightMm?: number },
 ): Promise<Buffer> {
-  const quiet = (kind === 'datamatrix' ? 2 : 10) * o.scale;
+  const quiet = kind === 'datamatrix' ? BWIP_UNITS_PER_MODULE.datamatrix : 10;
   return toBuffer({
     bcid: kind === 'datamatrix' ? 'datamatrix' : 'code128',
     text: bwipText(symbol),
@@ -127,8 +137,8 @@ export function symbolPng(
     ...(kind === 'gs1-128' ? { height: o.barHeightMm ?? 10 } : {}),
     includetext: false,
     backgroundcolor: 'FFFFFF',
-    paddingwidth: quiet / o.scale,
-    paddingheight: (kind === 'datamatrix' ? quiet : 2 * o.scale) / o.scale,
+    paddingwidth: quiet,
+    paddingheight: kind === 'datamatrix' ? quiet : 2,
   }).catch((err: unknown) => {
     throw new AgentError('RENDER_FAILED', `bwip-js could not draw the ${kind}`, { cause: err });
   });
