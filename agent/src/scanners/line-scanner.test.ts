@@ -118,3 +118,31 @@ describe('LineScanner timeout', () => {
     }
   });
 });
+
+describe('LineScanner reads of several symbols', () => {
+  it('collects every symbol line up to the tag line, across chunks, and has no QR when none was read', async () => {
+    const server = net.createServer((s) =>
+      s.on('data', () => {
+        s.write(']d2010950600');
+        setTimeout(() => s.write('01343522\x1d10L1\r\n]C1x\r'), 20);
+        setTimeout(() => s.write('\nNOTAG\r\n'), 60);
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const scanner = new LineScanner({ name: 'multi', link: new TcpLink({ host: '127.0.0.1', port }) });
+    try {
+      expect(await scanner.scan({ timeoutMs: 2000 })).toEqual({
+        symbol: null,
+        symbols: [
+          { aimId: ']d2', data: '01095060001343522\x1d10L1' },
+          { aimId: ']C1', data: 'x' },
+        ],
+        epc: null,
+      });
+    } finally {
+      await scanner.close();
+      server.close();
+    }
+  });
+});

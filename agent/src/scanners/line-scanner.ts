@@ -70,7 +70,7 @@ export class LineScanner implements Scanner {
       );
     }
     const tagLine = line && (line.kind === 'epc' || line.kind === 'noTag') ? line : null;
-    const qr = symbols.find((x) => x.aimId.startsWith(']Q')) ?? symbols[0];
+    const qr = symbols.find((x) => x.aimId.startsWith(']Q'));
     return {
       symbol: qr ? qr.data : null,
       symbols,

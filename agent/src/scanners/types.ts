@@ -1,6 +1,6 @@
 /** A scanner that reads back a printed label: the QR it decodes and, with a reader, the RFID tag. */
 export interface ScanRead {
-  /** The data of the QR code (the first symbol when there is no QR), or null for NOREAD. */
+  /** The data of the QR code, or null when the read has none (NOREAD, or other symbols only). */
   symbol: string | null;
   /**
    * Every symbol of the read with its AIM identifier (`]Q1`, `]d2`, `]C1`, ...), GS1 data with GS
