@@ -31,8 +31,9 @@ let reader: Promise<ZxingReader> | null = null;
 /** zxing-wasm with its wasm read from the installed package (no network, the same bytes every run). */
 function loadReader(): Promise<ZxingReader> {
   reader ??= import('zxing-wasm/reader').then((m) => {
-    const wasm = createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm');
-    m.prepareZXingModule({ overrides: { wasmBinary: readFileSync(wasm).buffer }, fireImmediately: true });
+    const bytes = readFileSync(createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm'));
+    const wasmBinary = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    m.prepareZXingModule({ overrides: { wasmBinary }, fireImmediately: true });
     return m;
   });
   return reader;

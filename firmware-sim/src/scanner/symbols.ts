@@ -21,8 +21,9 @@ let reader: Promise<typeof ZxingReaderModule> | null = null;
 
 function loadReader(): Promise<typeof ZxingReaderModule> {
   reader ??= import('zxing-wasm/reader').then((m) => {
-    const wasm = createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm');
-    m.prepareZXingModule({ overrides: { wasmBinary: readFileSync(wasm).buffer }, fireImmediately: true });
+    const bytes = readFileSync(createRequire(import.meta.url).resolve('zxing-wasm/reader/zxing_reader.wasm'));
+    const wasmBinary = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    m.prepareZXingModule({ overrides: { wasmBinary }, fireImmediately: true });
     return m;
   });
   return reader;
