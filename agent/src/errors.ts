@@ -23,6 +23,7 @@ export type AgentErrorCode =
   // rendering
   | 'RENDER_FAILED'
   | 'QR_MISMATCH'
+  | 'SYMBOL_MISMATCH'
   | 'TEMPLATE_TOO_SMALL'
   // devices
   | 'TRANSPORT_ERROR'

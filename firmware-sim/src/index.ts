@@ -15,6 +15,7 @@ export {
 export { startScanner, type StartScannerOptions, type ScannerHandle } from './scanner/start-scanner.js';
 export type { ScanResult } from './scanner/scanner.js';
 export { decodeQrPng } from './scanner/decode.js';
+export { decodeSymbolsPng, type SymbolDecode } from './scanner/symbols.js';
 export {
   FAULT_NAMES,
   LABEL_FAULTS,
@@ -27,7 +28,7 @@ export {
 } from './faults/index.js';
 export type { DeviceConnection, DeviceTransport, TransportAddress, Clock } from './transports/index.js';
 export { PtyTransport, TcpTransport } from './transports/index.js';
-export type { LabelRenderer, LabelSize } from './render/index.js';
+export { ZebrashRenderer, type LabelRenderer, type LabelSize } from './render/index.js';
 export { SimError, type SimErrorCode } from './errors.js';
 export { jsonLineLogger, silentLogger, type SimLogger } from './log.js';
 export { TypedEvents } from '@dpp/shared';

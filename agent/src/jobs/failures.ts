@@ -16,6 +16,7 @@ const BY_CODE: Partial<Record<AgentError['code'], FailureReason>> = {
   ENVELOPE_INVALID: 'envelope_invalid',
   RENDER_FAILED: 'render_failed',
   QR_MISMATCH: 'qr_mismatch',
+  SYMBOL_MISMATCH: 'symbol_mismatch',
   TEMPLATE_TOO_SMALL: 'template_too_small',
   PRINTER_NOT_READY: 'printer_not_ready',
   PRINTER_NO_ANSWER: 'printer_offline',

@@ -1,4 +1,4 @@
-import type { AidcEnvelopeClaims } from '@dpp/shared';
+import type { AidcEnvelopeClaims, LabelCarrier } from '@dpp/shared';
 import { describe, expect, it } from 'vitest';
 import { checkScan } from './scan-step.js';
 
@@ -15,6 +15,7 @@ describe('checkScan', () => {
       scanner: 'scanner-1',
       decodedLink: claims.digital_link,
       linkMatches: true,
+      carriers: [{ type: 'qr', data: claims.digital_link }],
       scannedAt: '2026-11-25T10:00:00.000Z',
     });
     expect(
@@ -50,6 +51,50 @@ describe('checkScan', () => {
     // A scanner that does not read RFID proves the link only.
     expect(reason(() => checkScan({ symbol: claims.digital_link, epc: null }, { ...base, rfid: true }))).toBe(
       'passed',
+    );
+  });
+});
+
+describe('checkScan with symbols beyond the QR', () => {
+  const hri = '(01)09506000134352(21)A1';
+  const raw = '010950600013435221A1';
+  const expected: LabelCarrier[] = [
+    { type: 'qr', data: claims.digital_link },
+    { type: 'datamatrix', content: 'element-string', data: hri },
+    { type: 'gs1-128', data: hri },
+  ];
+  const o = { ...base, rfid: false, expected };
+  const qr = { aimId: ']Q1', data: claims.digital_link };
+  const reason = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return 'passed';
+  };
+
+  it('turns GS1 data into its human-readable form and lists every symbol read', () => {
+    const symbols = [qr, { aimId: ']d2', data: raw }, { aimId: ']C1', data: raw }];
+    expect(checkScan({ symbol: claims.digital_link, symbols, epc: undefined }, o).carriers).toEqual(expected);
+  });
+
+  it('fails a label whose DataMatrix is missing, plain instead of GS1, or carries another serial', () => {
+    const bc = { aimId: ']C1', data: raw };
+    expect(
+      reason(() => checkScan({ symbol: claims.digital_link, symbols: [qr, bc], epc: undefined }, o)),
+    ).toMatch(/no datamatrix/);
+    const plain = { aimId: ']d1', data: raw };
+    expect(
+      reason(() => checkScan({ symbol: claims.digital_link, symbols: [qr, plain, bc], epc: undefined }, o)),
+    ).toMatch(/datamatrix carries/);
+    const other = { aimId: ']d2', data: '010950600013435221A2' };
+    expect(
+      reason(() => checkScan({ symbol: claims.digital_link, symbols: [qr, other, bc], epc: undefined }, o)),
+    ).toMatch(/carries \(01\)09506000134352\(21\)A2, not the job's/);
+    // A person at the console reads the QR only: the DataMatrix is not proven.
+    expect(reason(() => checkScan({ symbol: claims.digital_link, epc: undefined }, o))).toMatch(
+      /no datamatrix/,
     );
   });
 });

@@ -1,10 +1,18 @@
 /**
  * The scan: the printed label read back by the printer's scanner (with its retries), or at the console by a
- * person when the printer has none, and compared with the job: the Digital Link, and the EPC on RFID.
+ * person when the printer has none, and compared with the job: the Digital Link, every other symbol the
+ * template puts on the label (DataMatrix, GS1-128, GS1 data compared in its human-readable form), and the
+ * EPC on RFID.
  */
-import type { AidcEnvelopeClaims, ScanResult } from '@dpp/shared';
+import {
+  SYMBOL_CARRIERS,
+  envelopeEpc,
+  type AidcEnvelopeClaims,
+  type LabelCarrier,
+  type ScanResult,
+} from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
-import type { RenderedLabel } from '../render/index.js';
+import { jobCarriers, symbolCarrier, type RenderedLabel } from '../render/index.js';
 import type { ScanRead } from '../scanners/index.js';
 import { jobFailure } from './failures.js';
 import type { ManualScan } from './human-gate.js';
@@ -17,7 +25,8 @@ export async function scanLabel(
 ): Promise<ScanResult> {
   const d = run.deps;
   const config = d.printerConfig.scanner;
-  let { read, scanner } = d.scanner && config ? await scannerRead(run) : await consoleRead(run);
+  const expected = jobCarriers(claims, rendered.template);
+  let { read, scanner } = d.scanner && config ? await scannerRead(run, expected) : await consoleRead(run);
   if (
     read.symbol !== null &&
     read.symbol !== claims.digital_link &&
@@ -28,17 +37,23 @@ export async function scanLabel(
     run.log.warn('the scanner saw a later label; asking for a scan at the console');
     ({ read, scanner } = await consoleRead(run));
   }
-  return checkScan(read, { scanner, claims, rfid: rendered.rfid, config, at: new Date(d.now()) });
+  return checkScan(read, { scanner, claims, rfid: rendered.rfid, expected, config, at: new Date(d.now()) });
 }
 
-async function scannerRead(run: RunContext): Promise<{ read: ScanRead; scanner: string }> {
+async function scannerRead(
+  run: RunContext,
+  expected: LabelCarrier[],
+): Promise<{ read: ScanRead; scanner: string }> {
   const scanner = run.deps.scanner!;
   const config = run.deps.printerConfig.scanner!;
   run.setStep('scanning');
   const once = () =>
     run.timed('device', () => scanner.scan({ timeoutMs: config.timeoutMs, signal: run.signal }));
   let read = await once();
-  for (let i = 0; read.symbol === null && i < config.retries; i++) read = await once();
+  // Read again while a symbol of the label is missing (NOREAD, or a DataMatrix the scanner did not get).
+  const incomplete = (r: ScanRead) =>
+    r.symbol === null || missingSymbols(symbolCarriers(r), expected).length > 0;
+  for (let i = 0; incomplete(read) && i < config.retries; i++) read = await once();
   return { read, scanner: scanner.name };
 }
 
@@ -66,6 +81,8 @@ export function checkScan(
     scanner: string;
     claims: AidcEnvelopeClaims;
     rfid: boolean;
+    /** The carriers the label must hold (`jobCarriers`); only the QR when absent. */
+    expected?: LabelCarrier[];
     config: PrinterConfig['scanner'];
     at: Date;
   },
@@ -77,19 +94,49 @@ export function checkScan(
       'scan_mismatch',
       `the label carries ${read.symbol.slice(0, 300)}, not the job Digital Link`,
     );
+  const decoded = symbolCarriers(read);
+  for (const want of o.expected ?? []) {
+    if (want.type === 'qr' || !SYMBOL_CARRIERS.some((t) => t === want.type)) continue;
+    const got = decoded.filter((c) => c.type === want.type);
+    if (got.length === 0) throw jobFailure('scan_mismatch', `the scanner read no ${want.type} on the label`);
+    if (!got.some((c) => sameCarrier(c, want))) {
+      const data = 'data' in got[0]! ? got[0].data : '';
+      throw jobFailure(
+        'scan_mismatch',
+        `the label's ${want.type} carries ${data.slice(0, 300)}, not the job's`,
+      );
+    }
+  }
   const result: ScanResult = {
     scanner: o.scanner.slice(0, 64),
     decodedLink: read.symbol,
     linkMatches: true,
+    carriers: decoded.slice(0, 8),
     scannedAt: o.at.toISOString(),
   };
   if (!o.rfid) return result;
   if (read.epc) {
     const epc = read.epc.toUpperCase();
-    if (epc !== claims.sgtin96_epc)
-      throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${claims.sgtin96_epc}`);
+    const want = envelopeEpc(claims).hex;
+    if (epc !== want) throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${want}`);
     return { ...result, epcRead: epc, epcMatches: true };
   }
   if (read.epc === null && o.config?.readsRfid) throw jobFailure('scan_notag', 'no tag answered the scanner');
   return result;
+}
+
+/** The carriers among the symbols of a read (the QR alone for a read that names no symbols). */
+function symbolCarriers(read: ScanRead): LabelCarrier[] {
+  if (!read.symbols) return read.symbol === null ? [] : [{ type: 'qr', data: read.symbol }];
+  return read.symbols.flatMap((s) => symbolCarrier(s) ?? []);
+}
+
+function missingSymbols(decoded: LabelCarrier[], expected: LabelCarrier[]): LabelCarrier[] {
+  return expected.filter(
+    (c) => SYMBOL_CARRIERS.some((t) => t === c.type) && !decoded.some((d) => d.type === c.type),
+  );
+}
+
+function sameCarrier(a: LabelCarrier, b: LabelCarrier): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

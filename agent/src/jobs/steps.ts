@@ -29,6 +29,7 @@ export type FailureReason =
   | 'envelope_mismatch'
   | 'render_failed'
   | 'qr_mismatch'
+  | 'symbol_mismatch'
   | 'template_too_small'
   | 'printer_not_ready'
   | 'printer_offline'

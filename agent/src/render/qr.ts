@@ -15,6 +15,19 @@ export function qrModuleCount(data: string): number {
   return QRCode.create(data, { errorCorrectionLevel: 'M' }).modules.size;
 }
 
+/**
+ * Modules per side of the QR a ZPL printer draws for `data` (level M): `^BQ` in automatic mode encodes a
+ * text such as a URI in byte mode throughout, so its symbol can be a version larger than the mixed-mode
+ * one `qrcode` makes (a Digital Link's digit runs are numeric segments there).
+ */
+export function zplQrModuleCount(data: string): number {
+  return Math.max(
+    qrModuleCount(data),
+    QRCode.create([{ data: Buffer.from(data, 'utf8'), mode: 'byte' }], { errorCorrectionLevel: 'M' }).modules
+      .size,
+  );
+}
+
 /** A PNG of the QR for `data`: level M, 4-module quiet zone, `scale` pixels per module. */
 export function qrPng(data: string, scale = 4): Promise<Buffer> {
   return QRCode.toBuffer(data, { type: 'png', errorCorrectionLevel: 'M', margin: 4, scale });

@@ -1,13 +1,23 @@
 /**
  * Renders the label of one envelope for one printer and proves it: the payload bytes, a preview PNG of the
- * QR that decodes to the Digital Link, and the render manifest with their hashes.
+ * QR that decodes to the Digital Link, every other symbol decoded (ZPL: drawn by bwip-js from the data the
+ * printer will take from the format; PDF: the very images on the page) and equal to what the job expects,
+ * and the render manifest with their hashes and every carrier of the label.
  */
-import type { AidcEnvelopeClaims, RenderManifest } from '@dpp/shared';
+import {
+  zplDataMatrixData,
+  zplGs1128Data,
+  type AidcEnvelopeClaims,
+  type LabelCarrier,
+  type RenderManifest,
+  type ZplSymbolData,
+} from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
 import { AgentError } from '../errors.js';
-import { renderManifest } from './manifest.js';
+import { jobCarriers, renderManifest } from './manifest.js';
 import { renderPdfLabel } from './pdf.js';
 import { decodeQrPng, provenQrPreview, zplQrData } from './qr.js';
+import { proveSymbolPng, symbolPng, type SymbolKind } from './symbols.js';
 import { effectiveTemplate, type EffectiveTemplate } from './template.js';
 import { renderZplLabel } from './zpl.js';
 
@@ -29,9 +39,11 @@ export async function renderLabel(
   now: Date = new Date(),
 ): Promise<RenderedLabel> {
   const template = effectiveTemplate(claims, printer);
+  const expected = jobCarriers(claims, template);
   let payload: Buffer;
   let preview: Buffer;
   let rfid: boolean;
+  let symbolImage: (kind: SymbolKind) => Promise<Buffer | null>;
   if (printer.language === 'zpl') {
     const r = renderZplLabel(claims, template);
     const data = zplQrData(r.zpl);
@@ -39,6 +51,7 @@ export async function renderLabel(
     preview = await provenQrPreview(data, claims.digital_link);
     payload = r.payload;
     rfid = r.rfid;
+    symbolImage = (kind) => drawnFromFormat(kind, r.zpl);
   } else {
     const r = await renderPdfLabel(claims, template, now);
     if (decodeQrPng(r.qrPng) !== claims.digital_link)
@@ -46,6 +59,16 @@ export async function renderLabel(
     preview = r.qrPng;
     payload = r.payload;
     rfid = false;
+    symbolImage = (kind) => Promise.resolve(r.symbols[kind]);
+  }
+  const carriers: LabelCarrier[] = [];
+  for (const c of expected) {
+    if (c.type === 'qr') carriers.push({ type: 'qr', data: claims.digital_link });
+    else if (c.type === 'datamatrix' || c.type === 'gs1-128') {
+      const png = await symbolImage(c.type);
+      if (!png) throw new AgentError('SYMBOL_MISMATCH', `the rendered label has no ${c.type}`);
+      carriers.push(await proveSymbolPng(png, c));
+    } else carriers.push(c);
   }
   const manifest = renderManifest({
     claims,
@@ -54,8 +77,20 @@ export async function renderLabel(
     payload,
     decodedLink: claims.digital_link,
     rfid,
+    carriers,
     preview,
     renderedAt: now,
   });
   return { language: printer.language, template, payload, preview, rfid, manifest };
+}
+
+/** The symbol a printer will draw for the first field of `kind` in the format, drawn by bwip-js. */
+async function drawnFromFormat(kind: SymbolKind, zpl: string): Promise<Buffer | null> {
+  let symbol: ZplSymbolData | null;
+  try {
+    symbol = kind === 'datamatrix' ? zplDataMatrixData(zpl) : zplGs1128Data(zpl);
+  } catch (err) {
+    throw new AgentError('RENDER_FAILED', `the ${kind} field of the format cannot be read`, { cause: err });
+  }
+  return symbol && symbolPng(kind, symbol, { scale: 4, barHeightMm: 8 });
 }

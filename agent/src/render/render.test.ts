@@ -91,6 +91,10 @@ describe('renderLabel', () => {
       digitalLink: claims.digital_link,
       qrVerified: true,
       sgtin96Epc: claims.sgtin96_epc,
+      carriers: [
+        { type: 'qr', data: claims.digital_link },
+        { type: 'rfid', scheme: 'sgtin-96', epc: claims.sgtin96_epc },
+      ],
       previewSha256: sha256Hex(r.preview),
       renderedAt: at.toISOString(),
     });

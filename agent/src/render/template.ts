@@ -1,7 +1,8 @@
 /**
  * The template a label is rendered with: the job's template (from the signed envelope) with the printer's
  * media overrides (size, magnification, text lines) and the printer's own facts (resolution, whether an
- * RFID encoder is fitted). RFID is written only when the job asks for it and the printer can.
+ * RFID encoder is fitted). RFID is written only when the job asks for it and the printer can. The
+ * DataMatrix and GS1-128 come from the job's template as they are.
  */
 import type { AidcEnvelopeClaims, LabelTemplate } from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
@@ -32,6 +33,10 @@ export function effectiveTemplate(
       l.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m),
     ),
     rfid: t.rfid && printer.rfid,
+    // Printed symbols need nothing of the printer beyond printing.
+    dataMatrix: t.dataMatrix ?? null,
+    gs1128: t.gs1128 ?? false,
+    nfc: t.nfc ?? false,
   };
 }
 

@@ -1,13 +1,25 @@
 /**
  * A ZPL label: the QR code carries the Digital Link (`^BQN,2,<mag>^FDMA,<link>^FS`: the switches first,
- * or a printer eats the first characters), text lines beside it, and with RFID the SGTIN-96 written by
+ * or a printer eats the first characters), a DataMatrix (`^BX`, the Digital Link or the element string
+ * `(01)…(21)…` with its human-readable line) and a GS1-128 (`^BC`) when the template asks for them, laid
+ * out by `layout.ts`, text lines beside them, and with RFID the EPC written by
  * `^RFW` then read back with `^RFR` + `^HV` so the host can compare before attesting. `^RS` states the
  * error handling, E (the printer stops in error mode with the format held), never the silent factory
  * default N that drops the format and tells the host nothing.
  */
-import { ZplLabelBuilder, envelopeEpc, type AidcEnvelopeClaims } from '@dpp/shared';
-import { AgentError } from '../errors.js';
-import { qrModuleCount } from './qr.js';
+import {
+  ZplLabelBuilder,
+  code128Modules,
+  dataMatrixModules,
+  envelopeEpc,
+  gs1ElementString,
+  zplGs1128Data,
+  zplGs1128FieldData,
+  type AidcEnvelopeClaims,
+} from '@dpp/shared';
+import { layoutLabel } from './layout.js';
+import { dataMatrixSymbol, labelSymbols } from './symbols.js';
+import { zplQrModuleCount } from './qr.js';
 import { labelText, type EffectiveTemplate } from './template.js';
 
 /** Tries per tag before the `^RS` error handling applies. */
@@ -23,6 +35,12 @@ export interface RenderedZpl {
   omittedLines: number;
 }
 
+/**
+ * Dots a printer puts a `^BQ` symbol below its field origin (Zebra printers, and Zebrash after them, start
+ * the QR ten dots lower than `^FO` says), so what goes under the QR leaves room for them.
+ */
+const ZPL_QR_DROP = 10;
+
 export function dotsOf(mm: number, dpi: number): number {
   return Math.round((mm * dpi) / 25.4);
 }
@@ -32,37 +50,67 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
   const width = dotsOf(template.widthMm, dpi);
   const length = dotsOf(template.heightMm, dpi);
   const margin = dotsOf(1.5, dpi);
-  const qr = qrModuleCount(claims.digital_link) * template.qrMagnification;
-  if (qr + 2 * margin > length || qr + 2 * margin > width) {
-    throw new AgentError(
-      'TEMPLATE_TOO_SMALL',
-      `a ${qr}-dot QR does not fit a ${template.widthMm} x ${template.heightMm} mm label at ${dpi} dpi`,
-      { details: { qrDots: qr, widthDots: width, lengthDots: length } },
-    );
-  }
+  const mag = template.qrMagnification;
+  const qr = zplQrModuleCount(claims.digital_link) * mag;
+  const textHeight = Math.max(12, dotsOf(2.5, dpi));
+  const textWidth = (text: string) => Math.ceil(text.length * textHeight * 0.6);
+  const symbols = labelSymbols(claims, template);
+  const barModule = Math.max(2, dotsOf(0.25, dpi)); // GS1 X-dimension of 0.25 mm at least
+  const barHeight = dotsOf(8, dpi);
+  const elementString = gs1ElementString(claims.gtin, claims.serial);
+  const gs1128Chars = symbols.gs1128
+    ? zplGs1128Data(`^BC^FD${zplGs1128FieldData(symbols.gs1128)}^FS`)!.symbolChars
+    : 0;
+  const layout = layoutLabel({
+    width,
+    height: length,
+    margin,
+    qr,
+    qrHeight: qr + ZPL_QR_DROP,
+    dataMatrix: symbols.dataMatrix
+      ? {
+          side: dataMatrixModules(dataMatrixSymbol(symbols.dataMatrix)) * mag,
+          hri: 'gs1' in symbols.dataMatrix ? { width: textWidth(elementString), height: textHeight } : null,
+        }
+      : null,
+    gs1128: symbols.gs1128
+      ? {
+          width: code128Modules(gs1128Chars) * barModule,
+          height: barHeight,
+          hri: { width: textWidth(elementString), height: textHeight },
+        }
+      : null,
+    minTextWidth: dotsOf(12, dpi),
+    describe: `${template.widthMm} x ${template.heightMm} mm at ${dpi} dpi`,
+  });
   const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length, utf8: true });
   if (template.rfid) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
-  b.qr(margin, margin, claims.digital_link, {
-    magnification: template.qrMagnification,
-    errorCorrection: 'M',
-  });
+  b.qr(layout.qr.x, layout.qr.y, claims.digital_link, { magnification: mag, errorCorrection: 'M' });
+  if (symbols.dataMatrix && layout.dataMatrix) {
+    const { at, hri } = layout.dataMatrix;
+    b.dataMatrix(at.x, at.y, symbols.dataMatrix, { moduleDots: mag });
+    if (hri) b.text(hri.x, hri.y, elementString, { height: textHeight });
+  }
+  if (symbols.gs1128 && layout.gs1128) {
+    const { at, hri } = layout.gs1128;
+    // The bars start after the left quiet zone (10 modules): the printer draws from the field origin.
+    b.gs1128(at.x + 10 * barModule, at.y, symbols.gs1128, { moduleDots: barModule, heightDots: barHeight });
+    b.text(hri.x + 10 * barModule, hri.y, elementString, { height: textHeight });
+  }
 
-  // Text to the right of the QR, or below it when the right side is too narrow.
-  const textHeight = Math.max(12, dotsOf(2.5, dpi));
+  const area = layout.text;
   const step = textHeight + Math.round(textHeight / 3);
-  const right = width - (2 * margin + qr) >= dotsOf(12, dpi);
-  const x = right ? 2 * margin + qr : margin;
-  let y = right ? margin : 2 * margin + qr;
-  const maxChars = Math.floor((width - x - margin) / (textHeight * 0.6));
+  const maxChars = Math.floor((area.right - area.x) / (textHeight * 0.6));
+  let y = area.y;
   let omitted = 0;
   for (const line of template.textLines) {
     const text = [...labelText(line)].slice(0, maxChars).join('').trimEnd();
     if (text.length === 0) continue;
-    if (y + textHeight > length - margin || maxChars < 1) {
+    if (y + textHeight > area.bottom || maxChars < 1) {
       omitted++;
       continue;
     }
-    b.text(x, y, text, { height: textHeight });
+    b.text(area.x, y, text, { height: textHeight });
     y += step;
   }
   if (template.rfid) b.writeEpc(envelopeEpc(claims).hex).readBackEpc();

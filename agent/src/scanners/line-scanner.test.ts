@@ -8,6 +8,7 @@ import {
   type PrinterHandle,
   type ScannerHandle,
 } from '@dpp/firmware-sim';
+import type { LabelTemplate } from '@dpp/shared';
 import { isAgentError } from '../errors.js';
 import { renderLabel } from '../render/index.js';
 import { claimsFor } from '@dpp/testkit/agent';
@@ -34,8 +35,9 @@ describe('LineScanner on a pty', () => {
     await printer?.close();
   });
 
-  async function print(serial: string, rfid = true) {
-    const claims = claimsFor(serial);
+  async function print(serial: string, rfid = true, template: Partial<LabelTemplate> = {}) {
+    const base = claimsFor(serial);
+    const claims = { ...base, label_template: { ...base.label_template, ...template } };
     const r = await renderLabel(claims, { language: 'zpl', dpi: 203, rfid, template: {} });
     const link = await openHostLink({ port: printer.port! });
     const before = printer.labels.length;
@@ -49,6 +51,7 @@ describe('LineScanner on a pty', () => {
     const claims = await print('8001');
     expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({
       symbol: claims.digital_link,
+      symbols: [{ aimId: ']Q1', data: claims.digital_link }],
       epc: claims.sgtin96_epc,
     });
     const next = await print('8002');
@@ -56,10 +59,37 @@ describe('LineScanner on a pty', () => {
   });
 
   it('says NOREAD for a smudged label and NOTAG before anything was printed', async () => {
-    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: null, epc: null });
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: null, symbols: [], epc: null });
     printer.faults.scriptNext('smudged');
     const claims = await print('8003');
-    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: null, epc: claims.sgtin96_epc });
+    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({
+      symbol: null,
+      symbols: [],
+      epc: claims.sgtin96_epc,
+    });
+  });
+
+  it('sends one line per symbol, GS1 data with GS separators, then the tag line', async () => {
+    const claims = await print('8005', true, {
+      widthMm: 100,
+      heightMm: 60,
+      dataMatrix: 'element-string',
+      gs1128: true,
+    });
+    const raw = `01${claims.gtin}218005`;
+    expect(await scanner.scan({ timeoutMs: 5000 })).toEqual({
+      symbol: claims.digital_link,
+      symbols: [
+        { aimId: ']Q1', data: claims.digital_link },
+        { aimId: ']d2', data: raw },
+        { aimId: ']C1', data: raw },
+      ],
+      epc: claims.sgtin96_epc,
+    });
+    // Smudged: no symbol survives, whichever it is.
+    printer.faults.scriptNext('smudged');
+    await print('8006', true, { widthMm: 100, heightMm: 60, dataMatrix: 'digital-link', gs1128: true });
+    expect((await scanner.scan({ timeoutMs: 5000 })).symbols).toEqual([]);
   });
 
   it('says NOTAG for a label without RFID', async () => {
@@ -68,7 +98,7 @@ describe('LineScanner on a pty', () => {
     await printer.close();
     await start(false);
     const claims = await print('8004', false);
-    expect(await scanner.scan({ timeoutMs: 3000 })).toEqual({ symbol: claims.digital_link, epc: null });
+    expect(await scanner.scan({ timeoutMs: 3000 })).toMatchObject({ symbol: claims.digital_link, epc: null });
   });
 });
 
@@ -82,6 +112,34 @@ describe('LineScanner timeout', () => {
       await expect(scanner.scan({ timeoutMs: 300 })).rejects.toSatisfy((e) =>
         isAgentError(e, 'SCANNER_TIMEOUT'),
       );
+    } finally {
+      await scanner.close();
+      server.close();
+    }
+  });
+});
+
+describe('LineScanner reads of several symbols', () => {
+  it('collects every symbol line up to the tag line, across chunks, and has no QR when none was read', async () => {
+    const server = net.createServer((s) =>
+      s.on('data', () => {
+        s.write(']d2010950600');
+        setTimeout(() => s.write('01343522\x1d10L1\r\n]C1x\r'), 20);
+        setTimeout(() => s.write('\nNOTAG\r\n'), 60);
+      }),
+    );
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const port = (server.address() as net.AddressInfo).port;
+    const scanner = new LineScanner({ name: 'multi', link: new TcpLink({ host: '127.0.0.1', port }) });
+    try {
+      expect(await scanner.scan({ timeoutMs: 2000 })).toEqual({
+        symbol: null,
+        symbols: [
+          { aimId: ']d2', data: '01095060001343522\x1d10L1' },
+          { aimId: ']C1', data: 'x' },
+        ],
+        epc: null,
+      });
     } finally {
       await scanner.close();
       server.close();

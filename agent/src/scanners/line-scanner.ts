@@ -1,7 +1,7 @@
 /**
  * A scanner on a serial (or TCP) line speaking the scanner line protocol of `@dpp/shared`: the host sends
- * the trigger (SYN T CR); the scanner answers the symbol line (`]Q1<data>` or `NOREAD`), then the tag
- * line (`EPC:<hex>` or `NOTAG`) when it has an RFID reader. Lines are parsed by the shared
+ * the trigger (SYN T CR); the scanner answers one line per symbol (`]Q1<data>`, `]d2<data>`, ...) or
+ * `NOREAD`, then the tag line (`EPC:<hex>` or `NOTAG`) when it has an RFID reader, which ends the read. Lines are parsed by the shared
  * `ScannerLineParser`, which buffers across chunks and skips noise.
  */
 import { SCANNER_TRIGGER, ScannerLineParser, type ScannerRead } from '@dpp/shared';
@@ -51,13 +51,29 @@ export class LineScanner implements Scanner {
     );
     if (!symbolLine)
       throw new AgentError('SCANNER_TIMEOUT', `${this.name}: no read within ${o.timeoutMs} ms`);
-    const tagLine = await this.nextRead(
-      (r) => r.kind === 'epc' || r.kind === 'noTag',
-      this.options.tagLineWaitMs ?? 500,
-      o.signal,
-    );
+    // More symbol lines of the same read may follow; the tag line ends it.
+    const symbols: { aimId: string; data: string }[] = [];
+    let line: ScannerRead | null = symbolLine;
+    while (line && line.kind === 'symbol') {
+      symbols.push({ aimId: line.aimId, data: line.data });
+      line = await this.nextRead(
+        (r) => r.kind === 'symbol' || r.kind === 'epc' || r.kind === 'noTag',
+        this.options.tagLineWaitMs ?? 500,
+        o.signal,
+      );
+    }
+    if (line?.kind === 'noRead') {
+      line = await this.nextRead(
+        (r) => r.kind === 'epc' || r.kind === 'noTag',
+        this.options.tagLineWaitMs ?? 500,
+        o.signal,
+      );
+    }
+    const tagLine = line && (line.kind === 'epc' || line.kind === 'noTag') ? line : null;
+    const qr = symbols.find((x) => x.aimId.startsWith(']Q'));
     return {
-      symbol: symbolLine.kind === 'symbol' ? symbolLine.data : null,
+      symbol: qr ? qr.data : null,
+      symbols,
       epc: tagLine === null ? undefined : tagLine.kind === 'epc' ? tagLine.epc : null,
     };
   }

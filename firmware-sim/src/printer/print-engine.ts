@@ -157,7 +157,7 @@ export class PrintEngine {
       lengthDots: settings.lengthDots,
       dpmm: this.deps.dpmm,
     });
-    if (job.faults.has('smudged')) png = smudgePng(png);
+    if (job.faults.has('smudged')) png = await smudgePng(png);
     const pngPath = await this.deps.store.save(index, png, printedZpl);
     if (t.tag) this.tags.set(index, t.tag);
     const qrData = format.items.flatMap((i) =>

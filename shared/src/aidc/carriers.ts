@@ -96,11 +96,12 @@ export function gs1ElementString(gtin14: string, serial: string): string {
 
 /**
  * The content each carrier of a label must hold, from what a job names: the Digital Link, the GTIN and
- * serial, and the EPC. The evidence of every step is compared with this.
+ * serial, and the EPC. The evidence of every step is compared with this. `epc` may be null only when the
+ * template carries no RFID tag.
  */
 export function expectedCarriers(
   t: TemplateCarrierChoice,
-  job: { digitalLink: string; gtin: string; serial: string; epc: LabelEpc },
+  job: { digitalLink: string; gtin: string; serial: string; epc: LabelEpc | null },
 ): LabelCarrier[] {
   return templateCarriers(t).map((type): LabelCarrier => {
     switch (type) {
@@ -113,6 +114,7 @@ export function expectedCarriers(
       case 'gs1-128':
         return { type, data: gs1ElementString(job.gtin, job.serial) };
       case 'rfid':
+        if (!job.epc) throw new Error('the template carries an RFID tag but the job names no EPC');
         return { type, scheme: job.epc.scheme, epc: job.epc.hex };
       case 'nfc':
         return { type, uri: job.digitalLink };

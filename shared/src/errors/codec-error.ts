@@ -12,6 +12,9 @@ export type CodecErrorCode =
   | 'INVALID_GTIN'
   | 'INVALID_SERIAL'
   | 'INVALID_DIGITAL_LINK'
+  | 'INVALID_AI'
+  | 'INVALID_AI_VALUE'
+  | 'INVALID_ELEMENT_STRING'
   // epc/
   | 'SERIAL_OUT_OF_RANGE'
   | 'INVALID_EPC'

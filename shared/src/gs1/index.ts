@@ -10,3 +10,15 @@ export {
   type DigitalLinkKey,
   type ParsedDigitalLink,
 } from './digital-link.js';
+export {
+  GS1_GROUP_SEPARATOR,
+  gs1AiLength,
+  gs1ElementsFromHri,
+  gs1ElementsFromRaw,
+  gs1ElementsToHri,
+  gs1ElementsToRaw,
+  gs1HriToRaw,
+  gs1PredefinedValueLength,
+  gs1RawToHri,
+  type Gs1Element,
+} from './element-string.js';

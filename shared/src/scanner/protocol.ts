@@ -6,12 +6,17 @@
  * |----------------------|-------------------------------------------------------------------|
  * | `]Q1<data>`          | a QR code was decoded; `]Q1` is its AIM symbology identifier      |
  * |                      | (ISO/IEC 15424: `Q` = QR Code, modifier `1` = model 2, no FNC1)   |
- * | `]<c><m><data>`      | any other symbology, AIM identifier `]` + code char + modifier    |
+ * | `]<c><m><data>`      | any other symbology, AIM identifier `]` + code char + modifier:   |
+ * |                      | `]d1` DataMatrix, `]d2` GS1 DataMatrix, `]C0` Code 128, `]C1`     |
+ * |                      | GS1-128; GS1 data is sent as the symbol encodes it, the leading   |
+ * |                      | FNC1 as the identifier and every later FNC1 as GS (0x1D)          |
  * | `EPC:<hex>`          | the EPC read from the label's RFID tag, upper-case hex            |
  * | `NOREAD`             | the scanner saw the label but decoded no symbol                   |
  * | `NOTAG`              | no RFID tag answered                                              |
  *
- * After a trigger the scanner sends the symbol line (or `NOREAD`) then the EPC line (or `NOTAG`).
+ * After a trigger the scanner sends one line per symbol it decoded on the label (the QR first, then a
+ * DataMatrix, then a Code 128), or `NOREAD` when it decoded none, then the EPC line (or `NOTAG`), which
+ * ends the read.
  * The host triggers a read with `SYN T CR` (0x16 0x54 0x0D), the serial trigger of Honeywell
  * scanners; `SYN U CR` stops a read and is accepted for symmetry. Data is sent as UTF-8. Data
  * containing CR or LF cannot be carried (GS1 Digital Links and EPCs never contain them).

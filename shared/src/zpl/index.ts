@@ -8,3 +8,4 @@ export * from './error-status.js';
 export * from './printer-status.js';
 export * from './host-verification.js';
 export * from './response-parser.js';
+export * from './symbols.js';

@@ -5,6 +5,8 @@
  */
 import { DeviceProtocolError } from './errors.js';
 import { DEFAULT_HEX_INDICATOR, encodeFieldHex } from './field-hex.js';
+import type { Gs1Element } from '../gs1/element-string.js';
+import { zplDataMatrixField, zplGs1128FieldData, type ZplDataMatrixContent } from './symbols.js';
 
 /** Immediate host queries and controls (tilde commands act as soon as they arrive). */
 export const ZPL_QUERY_HOST_STATUS = '~HS';
@@ -203,6 +205,35 @@ export class ZplLabelBuilder {
       });
     }
     this.lines.push(`${origin(x, y)}^BQN,2,${mag}^FD${ecl}A,${assertZplFieldData(data, 'QR data')}^FS`);
+    return this;
+  }
+
+  /**
+   * A DataMatrix: `^FOx,y^BXN,<module>,200,,,,<esc>^FD<data>^FS` (ZPL II Programming Guide, ^BX), ECC 200
+   * with an escape character the data does not contain; GS1 element strings start with FNC1 (`<esc>1`)
+   * and have FNC1 after each variable-length value but the last (see `symbols.ts`).
+   */
+  dataMatrix(x: number, y: number, content: ZplDataMatrixContent, options: { moduleDots: number }): this {
+    const h = int('moduleDots', options.moduleDots, 1, 32000);
+    const { escape, fieldData } = zplDataMatrixField(content);
+    this.lines.push(`${origin(x, y)}^BXN,${h},200,,,,${escape}^FD${fieldData}^FS`);
+    return this;
+  }
+
+  /**
+   * A GS1-128: `^FOx,y^BY<module>^BCN,<height>,N,N,N,N^FD<data>^FS` (^BY, ^BC mode N with FNC1 first and
+   * explicit subsets, see `symbols.ts`). No interpretation line: the printer would print the data without
+   * the parentheses of the AIs, so the caller prints the human-readable text itself.
+   */
+  gs1128(
+    x: number,
+    y: number,
+    elements: readonly Gs1Element[],
+    options: { moduleDots: number; heightDots: number },
+  ): this {
+    const m = int('moduleDots', options.moduleDots, 1, 10);
+    const h = int('heightDots', options.heightDots, 1, 32000);
+    this.lines.push(`${origin(x, y)}^BY${m}^BCN,${h},N,N,N,N^FD${zplGs1128FieldData(elements)}^FS`);
     return this;
   }
 
