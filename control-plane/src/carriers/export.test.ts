@@ -38,6 +38,8 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
       expect(r.sgtin96_epc).toBe(
         encodeSgtin96({ gtin, serial: r.serial, filter: 1, companyPrefixLength }).hex,
       );
+      expect(r.sgtin198_epc).toBe('');
+      expect(r.element_string).toBe(`(01)${gtin}(21)${r.serial}`);
       const decoded = decodeSgtin96(r.sgtin96_epc);
       expect([decoded.gtin, decoded.serial, decoded.filter, decoded.companyPrefixLength]).toEqual([
         r.gtin,
@@ -76,7 +78,14 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
     const res = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json`, { key });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['digital_link', 'gtin', 'serial', 'sgtin96_epc']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual([
+      'digital_link',
+      'element_string',
+      'gtin',
+      'serial',
+      'sgtin198_epc',
+      'sgtin96_epc',
+    ]);
     const csv = await exportCsv(t, key, `productId=${p9.id}&format=CSV`);
     expect(res.body.data).toEqual(csv);
     const empty = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json&printState=printed`, { key });
@@ -143,7 +152,7 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
     expect((await t.call('GET', `${EXPORT}?productId=${p7.id}`, { key: b })).status).toBe(404);
     expect((await t.call('GET', `${EXPORT}?batchId=${batch7.batchId}`, { key: b })).status).toBe(404);
     const theirs = await t.call('GET', EXPORT, { key: b });
-    expect(theirs.text).toBe('gtin,serial,digital_link,sgtin96_epc\r\n');
+    expect(theirs.text).toBe('gtin,serial,digital_link,sgtin96_epc,sgtin198_epc,element_string\r\n');
   });
 
   it('requires production:view', async () => {
