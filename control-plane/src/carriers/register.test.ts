@@ -137,6 +137,24 @@ describe.each(testDialects())('POST /carriers/batch with registered serials (%s)
     expect(res.body.serials).toHaveLength(10_000);
   });
 
+  it('lets one of two concurrent registrations of a serial in: the other is 409 naming it', async () => {
+    const p = await createProduct(t, key);
+    const q = await createProduct(t, key);
+    const answers = await Promise.all([register(p.id, ['C-1', 'C-2']), register(q.id, ['C-3', 'C-2'])]);
+    expect(answers.map((r) => r.status).sort()).toEqual([201, 409]);
+    const refused = answers.find((r) => r.status === 409)!;
+    expect(refused.body.error).toMatchObject({
+      code: 'SERIAL_ALREADY_ALLOCATED',
+      details: { serials: ['C-2'] },
+    });
+    const rows = [
+      ...(await exportCsv(t, key, `productId=${p.id}`)),
+      ...(await exportCsv(t, key, `productId=${q.id}`)),
+    ];
+    expect(rows.filter((r) => r.serial === 'C-2')).toHaveLength(1);
+    expect(rows).toHaveLength(2);
+  });
+
   it('replays an Idempotency-Key without registering again', async () => {
     const p = await createProduct(t, key);
     const headers = { 'Idempotency-Key': randomUUID() };
