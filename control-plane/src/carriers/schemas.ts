@@ -43,7 +43,8 @@ export const BatchBody = z
       ctx.addIssue({ code: 'custom', path: ['count'], message: 'send exactly one of count and serials' });
     }
   })
-  .meta({ id: 'CarrierBatchRequest' });
+  // count stays required for a request without serials: the document says so with oneOf.
+  .meta({ id: 'CarrierBatchRequest', oneOf: [{ required: ['count'] }, { required: ['serials'] }] });
 
 export const BatchResponse = z
   .object({
