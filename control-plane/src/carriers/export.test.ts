@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { buildDigitalLink, decodeSgtin96, encodeSgtin96 } from '@dpp/shared';
+import {
+  buildDigitalLink,
+  decodeSgtin96,
+  encodeSgtin198,
+  encodeSgtin96,
+  sgtinPureIdentityUri,
+} from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { labelCodes } from './codes.js';
@@ -191,6 +197,20 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
       expect(codes.epcUri(serial)).toBe(
         encodeSgtin96({ gtin: p9.gtin, serial, companyPrefixLength: 9 }).pureIdentityUri,
       );
+      expect(codes.epc(serial, 'sgtin-198')).toEqual({
+        scheme: 'sgtin-198',
+        hex: encodeSgtin198({ gtin: p9.gtin, serial, filter: 1, companyPrefixLength: 9 }).hex,
+      });
+    }
+    // Registered serials: escaped in both URIs, SGTIN-198 only (SGTIN-96 cannot hold them).
+    for (const serial of ['0007', 'AB/1', 'a%"&<>?', '274877906944', 'ABCDEFGHIJKLMNOPQRST']) {
+      expect(codes.digitalLink(serial)).toBe(buildDigitalLink('https://id.example.com/', p9.gtin, serial));
+      expect(codes.epcUri(serial)).toBe(sgtinPureIdentityUri(p9.gtin, serial, 9));
+      expect(codes.epc(serial, 'sgtin-198').hex).toBe(
+        encodeSgtin198({ gtin: p9.gtin, serial, filter: 1, companyPrefixLength: 9 }).hex,
+      );
+      expect(() => codes.epc(serial, 'sgtin-96')).toThrow(/SGTIN-96|2\^38/);
+      expect(codes.elementString(serial)).toBe(`(01)${p9.gtin}(21)${serial}`);
     }
   });
 });
