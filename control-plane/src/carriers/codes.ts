@@ -6,7 +6,6 @@ import {
   encodeSgtin198,
   encodeSgtin96,
   gs1ElementString,
-  isSgtin96SafeSerial,
   sgtinPureIdentityUri,
 } from '@dpp/shared';
 
@@ -26,6 +25,11 @@ export interface LabelCodes {
 
 /** A serial the counter hands out: decimal without leading zeros (at most 2^38 - 1, checked by the codec). */
 const COUNTER_FORM = /^[1-9][0-9]{0,11}$/;
+/** 2^38 - 1, the largest SGTIN-96 serial (TDS §14.5.1); 12 digits, exact as a number. */
+const SGTIN96_MAX = 274_877_906_943;
+/** An SGTIN-96 serial (as isSgtin96SafeSerial says) without a BigInt per label: the export's hot path. */
+const fitsSgtin96 = (serial: string): boolean =>
+  serial === '0' || (COUNTER_FORM.test(serial) && Number(serial) <= SGTIN96_MAX);
 
 /**
  * The label codes of one GTIN. Everything but the serial is fixed for a GTIN, so for the numeric serials
@@ -45,7 +49,7 @@ export function labelCodes(publicBaseUrl: string, gtin: string, companyPrefixLen
   const high = zero.hex.slice(0, 14);
   const low = parseInt(zero.hex.slice(14), 16);
   const sgtin96 = (serial: string): string =>
-    isSgtin96SafeSerial(serial)
+    fitsSgtin96(serial)
       ? high + (low + Number(serial)).toString(16).toUpperCase().padStart(10, '0')
       : encodeSgtin96({ gtin, serial, filter: SGTIN_FILTER.POINT_OF_SALE, companyPrefixLength }).hex;
   return {
