@@ -49,16 +49,36 @@ export interface CsvRow {
   serial: string;
   digital_link: string;
   sgtin96_epc: string;
+  sgtin198_epc: string;
+  element_string: string;
 }
 
-/** Parses the export CSV (no quoted fields in these tests), checking the header. */
+export const EXPORT_COLUMNS = [
+  'gtin',
+  'serial',
+  'digital_link',
+  'sgtin96_epc',
+  'sgtin198_epc',
+  'element_string',
+] as const;
+
+/** The fields of one RFC 4180 line (quoted fields with doubled quotes; no line breaks inside a field). */
+function csvFields(line: string): string[] {
+  const fields: string[] = [];
+  const re = /(?:^|,)(?:"((?:[^"]|"")*)"|([^,"]*))/g;
+  for (const m of line.matchAll(re)) fields.push(m[1] !== undefined ? m[1].replace(/""/g, '"') : m[2]!);
+  return fields;
+}
+
+/** Parses the export CSV, checking the header and that every line has every column. */
 export function parseCsv(text: string): CsvRow[] {
   const lines = text.split('\r\n');
-  expect(lines[0]).toBe('gtin,serial,digital_link,sgtin96_epc');
+  expect(lines[0]).toBe(EXPORT_COLUMNS.join(','));
   expect(lines[lines.length - 1]).toBe('');
   return lines.slice(1, -1).map((line) => {
-    const [gtin, serial, digital_link, sgtin96_epc] = line.split(',');
-    return { gtin: gtin!, serial: serial!, digital_link: digital_link!, sgtin96_epc: sgtin96_epc! };
+    const fields = csvFields(line);
+    expect(fields, line).toHaveLength(EXPORT_COLUMNS.length);
+    return Object.fromEntries(EXPORT_COLUMNS.map((c, i) => [c, fields[i]!])) as unknown as CsvRow;
   });
 }
 

@@ -5,7 +5,11 @@ import {
   EVIDENCE_BUNDLE_TYPE,
   EVIDENCE_KIND,
   HAPPY_PATH,
+  type LabelEpc,
+  type LabelTemplate,
+  SYMBOL_CARRIERS,
   canonicalJson,
+  expectedCarriers,
   publicAttestation,
 } from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
@@ -15,7 +19,14 @@ export interface ClaimedJob {
   jobRef: string;
   attemptId: string;
   envelope: string;
-  job: { digitalLink: string; sgtin96Epc: string; serial: string; gtin: string };
+  job: {
+    digitalLink: string;
+    sgtin96Epc: string | null;
+    epc: LabelEpc;
+    serial: string;
+    gtin: string;
+    labelTemplate: LabelTemplate;
+  };
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -38,10 +49,10 @@ export class HttpPrintDevice {
     return this;
   }
 
-  async claim(printer = 'zebra-1', rfid = true): Promise<ClaimedJob | null> {
+  async claim(printer = 'zebra-1', rfid = true, nfc?: boolean): Promise<ClaimedJob | null> {
     const r = await this.call('POST', '/api/v2/aidc/jobs/claim', {
       key: this.token,
-      body: { printer: { name: printer, rfid } },
+      body: { printer: { name: printer, rfid, ...(nfc === undefined ? {} : { nfc }) } },
     });
     if (r.status === 204) return null;
     if (r.status !== 200) throw new Error(`claim: ${r.status} ${r.text}`);
@@ -54,11 +65,18 @@ export class HttpPrintDevice {
    * printer by printer, each with the printer it was claimed for.
    */
   async claimMany(
-    printers: { name: string; rfid?: boolean; count?: number }[],
+    printers: { name: string; rfid?: boolean; nfc?: boolean; count?: number }[],
   ): Promise<(ClaimedJob & { printer: string })[]> {
     const r = await this.call('POST', '/api/v2/aidc/jobs/claims', {
       key: this.token,
-      body: { printers: printers.map((p) => ({ name: p.name, rfid: p.rfid ?? true, count: p.count ?? 1 })) },
+      body: {
+        printers: printers.map((p) => ({
+          name: p.name,
+          rfid: p.rfid ?? true,
+          ...(p.nfc === undefined ? {} : { nfc: p.nfc }),
+          count: p.count ?? 1,
+        })),
+      },
     });
     if (r.status !== 200) throw new Error(`claims: ${r.status} ${r.text}`);
     type Claim = { job: ClaimedJob['job'] & { jobRef: string }; attempt_id: string; envelope: string };
@@ -126,8 +144,16 @@ export class HttpPrintDevice {
     });
   }
 
+  /**
+   * Evidence of a label printed as the job says. A template with carriers beyond the QR code and the RFID tag
+   * gets every carrier in the manifest and every symbol in the scan; one with NFC its read-back.
+   */
   evidence(c: ClaimedJob) {
     const payload = `^XA^FDMA,${c.job.digitalLink}^FS^XZ`;
+    const t = c.job.labelTemplate;
+    const more = Boolean(t.dataMatrix) || Boolean(t.gs1128) || Boolean(t.nfc);
+    const carriers = more ? expectedCarriers(t, c.job) : undefined;
+    const symbols = carriers?.filter((x) => (SYMBOL_CARRIERS as readonly string[]).includes(x.type));
     return {
       render_manifest: {
         language: 'zpl',
@@ -136,7 +162,10 @@ export class HttpPrintDevice {
         payloadBytes: payload.length,
         digitalLink: c.job.digitalLink,
         qrVerified: true,
-        sgtin96Epc: c.job.sgtin96Epc,
+        ...(c.job.sgtin96Epc ? { sgtin96Epc: c.job.sgtin96Epc } : {}),
+        ...(carriers || c.job.epc.scheme !== 'sgtin-96'
+          ? { carriers: carriers ?? expectedCarriers(t, c.job) }
+          : {}),
         renderedAt: now(),
       },
       spool_receipt: {
@@ -149,15 +178,17 @@ export class HttpPrintDevice {
       attestation: {
         actor: { type: 'device', id: this.device.id },
         method: 'rfid_readback',
-        epcReadBack: c.job.sgtin96Epc,
+        epcReadBack: c.job.epc.hex,
+        ...(t.nfc ? { nfcReadBack: c.job.digitalLink } : {}),
         attestedAt: now(),
       },
       scan_result: {
         scanner: 'scanner-1',
         decodedLink: c.job.digitalLink,
         linkMatches: true,
-        epcRead: c.job.sgtin96Epc,
+        epcRead: c.job.epc.hex,
         epcMatches: true,
+        ...(symbols ? { carriers: symbols } : {}),
         scannedAt: now(),
       },
     };

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalJWKSet, type JWTVerifyGetKey } from 'jose';
 import { isAgentError } from '../errors.js';
-import { claimsFor, startEnvelopeSigner, type EnvelopeSigner } from '@dpp/testkit/agent';
+import { buildDigitalLink, encodeSgtin198 } from '@dpp/shared';
+import { GTIN, claimsFor, startEnvelopeSigner, type EnvelopeSigner } from '@dpp/testkit/agent';
 import { remoteJwks } from './jwks.js';
 import { verifyEnvelope } from './verify.js';
 
@@ -65,6 +66,32 @@ describe('verifyEnvelope', () => {
     await expect(verifyEnvelope(await signer.sign(noTemplate), opts()).catch(reasonOf)).resolves.toBe(
       'claims',
     );
+  });
+
+  it('accepts an SGTIN-198 EPC of its own serial, and refuses one of another serial or scheme', async () => {
+    const serial = 'AB/7%x';
+    const epcOf = (s: string) => ({
+      scheme: 'sgtin-198' as const,
+      hex: encodeSgtin198({ gtin: GTIN, serial: s, companyPrefixLength: 7, filter: 1 }).hex,
+    });
+    const own = {
+      serial,
+      digital_link: buildDigitalLink('https://id.example.com', GTIN, serial),
+      sgtin96_epc: null,
+    };
+    const claims = claimsFor('1', { ...own, epc: epcOf(serial) });
+    expect((await verifyEnvelope(await signer.sign(claims), opts())).claims).toEqual(claims);
+    for (const epc of [
+      epcOf('AB/8'),
+      { scheme: 'sgtin-96' as const, hex: epcOf(serial).hex },
+      { scheme: 'sgtin-198' as const, hex: claimsFor('1').sgtin96_epc! },
+    ]) {
+      const bad = claimsFor('1', { ...own, epc });
+      await expect(verifyEnvelope(await signer.sign(bad), opts()).catch(reasonOf)).resolves.toBe('epc');
+    }
+    // An SGTIN-96 envelope that names both must name the same EPC in both.
+    const both = claimsFor('1007', { epc: { scheme: 'sgtin-96', hex: claimsFor('1008').sgtin96_epc! } });
+    await expect(verifyEnvelope(await signer.sign(both), opts()).catch(reasonOf)).resolves.toBe('epc');
   });
 
   it('fetches the key set again when a new kid appears (rotation), and caches it otherwise', async () => {

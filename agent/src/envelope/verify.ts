@@ -9,7 +9,7 @@ import { errors as joseErrors, jwtVerify, type JWTVerifyGetKey } from 'jose';
 import {
   AIDC_ENVELOPE_TYPE,
   AidcEnvelopeClaimsSchema,
-  decodeSgtin96,
+  decodeLabelEpc,
   envelopeEpc,
   parseDigitalLink,
   type AidcEnvelopeClaims,
@@ -85,12 +85,17 @@ function jwksUnavailable(err: unknown): boolean {
 function checkConsistency(c: AidcEnvelopeClaims): void {
   let epc;
   try {
-    epc = decodeSgtin96(envelopeEpc(c).hex);
+    const named = envelopeEpc(c);
+    epc = decodeLabelEpc(named.hex);
+    if (epc.scheme !== named.scheme) throw new Error(`its header is ${epc.scheme}, not ${named.scheme}`);
+    // An envelope naming both: its sgtin96_epc is the same EPC.
+    if (c.epc && c.sgtin96_epc !== null && c.sgtin96_epc !== c.epc.hex)
+      throw new Error('sgtin96_epc and epc name different EPCs');
   } catch (err) {
-    throw invalid('epc', `sgtin96_epc is not an SGTIN-96 (${(err as Error).message})`, err);
+    throw invalid('epc', `the envelope's EPC is not a valid SGTIN (${(err as Error).message})`, err);
   }
   if (epc.gtin !== c.gtin || epc.serial !== c.serial)
-    throw invalid('epc', `sgtin96_epc names ${epc.gtin}/${epc.serial}, not ${c.gtin}/${c.serial}`);
+    throw invalid('epc', `the EPC names ${epc.gtin}/${epc.serial}, not ${c.gtin}/${c.serial}`);
   let link;
   try {
     link = parseDigitalLink(c.digital_link);

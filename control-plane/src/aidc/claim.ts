@@ -13,7 +13,7 @@ import { type LeaseColumns, claim, renew } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
-import { jobView } from './model.js';
+import { jobEpc, jobView } from './model.js';
 import { PrintJobRefused } from './refusal.js';
 
 export type { ClaimRequest, Claimed };
@@ -52,7 +52,8 @@ export async function signEnvelope(
     gtin: job.gtin,
     serial: job.serial,
     digital_link: job.digital_link,
-    sgtin96_epc: job.sgtin96_epc,
+    sgtin96_epc: job.epc_scheme === 'sgtin-96' ? job.sgtin96_epc : null,
+    epc: jobEpc(job),
     label_template: JSON.parse(job.label_template),
     passport_version: attempt.passportVersion,
     lease_expires_at: job.lease_expires_at!,
@@ -104,6 +105,7 @@ export async function claimJob(
 export interface PrinterClaim {
   name: string;
   rfid: boolean;
+  nfc?: boolean | undefined;
   count: number;
 }
 
@@ -160,6 +162,7 @@ async function claimOne(
         ]),
         eb.or([eb('printer', 'is', null), eb('printer', '=', printer.name)]),
         ...(printer.rfid ? [] : [eb('requires_rfid', '=', 0)]),
+        ...(printer.nfc === true ? [] : [eb('requires_nfc', '=', 0)]),
       ]),
     set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
   });

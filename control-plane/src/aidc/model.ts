@@ -1,4 +1,6 @@
 import {
+  type EpcScheme,
+  type LabelEpc,
   type JobState,
   type LabelTemplate,
   type PrintAttempt,
@@ -12,6 +14,11 @@ export type JobView = PrintJob;
 export type AttemptView = PrintAttempt;
 export type EvidenceView = PrintEvidence;
 
+/** The EPC a job's tag carries (migration 0021 copied each earlier job's SGTIN-96 into epc_hex). */
+export function jobEpc(r: Pick<PrintJobTable, 'epc_scheme' | 'epc_hex'>): LabelEpc {
+  return { scheme: r.epc_scheme as EpcScheme, hex: r.epc_hex };
+}
+
 export function jobView(r: PrintJobTable): JobView {
   return {
     jobRef: r.job_ref,
@@ -20,8 +27,8 @@ export function jobView(r: PrintJobTable): JobView {
     gtin: r.gtin,
     serial: r.serial,
     digitalLink: r.digital_link,
-    sgtin96Epc: r.sgtin96_epc,
-    epc: { scheme: 'sgtin-96', hex: r.sgtin96_epc },
+    sgtin96Epc: jobEpc(r).scheme === 'sgtin-96' ? r.sgtin96_epc : null,
+    epc: jobEpc(r),
     printer: r.printer,
     labelTemplate: JSON.parse(r.label_template) as LabelTemplate,
     attemptId: r.attempt_id,

@@ -1,3 +1,4 @@
+import type { LabelEpc } from '@dpp/shared';
 import type { Db } from '../store/index.js';
 
 /** A serial allocated by the carriers domain, with what a label needs. */
@@ -7,7 +8,8 @@ export interface AllocatedSerial {
   gtin: string;
   serial: string;
   digitalLink: string;
-  sgtin96Epc: string;
+  /** The EPC of its tag, in the scheme the serial was given when allocated. */
+  epc: LabelEpc;
 }
 
 export interface PrintOutcome {

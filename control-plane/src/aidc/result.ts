@@ -4,6 +4,7 @@ import type { ExpressionBuilder } from 'kysely';
 import { z } from 'zod';
 import {
   type Attestation,
+  type EpcScheme,
   EVIDENCE_BUNDLE_TYPE,
   EVIDENCE_KIND,
   EvidenceBundlePayloadSchema,
@@ -35,7 +36,14 @@ import type {
 } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 import { type RefusalReads, explainRefusal, labelMayBeOut, refusalReads } from './claim.js';
-import { type JobView, jobView } from './model.js';
+import {
+  type CarrierProblem,
+  nfcReadBackProblem,
+  nfcSealProblem,
+  renderedCarriersProblem,
+  scannedCarriersProblem,
+} from './carrier-checks.js';
+import { type JobView, jobEpc, jobView } from './model.js';
 import type { Keyring } from '../signing/index.js';
 import type { CommissioningRef, PrintLoopPort, PrintOutcome } from './port.js';
 import { EvidenceInvalid, PrintJobRefused } from './refusal.js';
@@ -72,6 +80,12 @@ interface Rejection {
 function rejected(message: string, details: Rejection): PrintJobRefused {
   return new PrintJobRefused('evidence_rejected', message, { ...details });
 }
+
+function rejectedFor({ message, ...details }: CarrierProblem): PrintJobRefused {
+  return rejected(message, details);
+}
+
+const schemeName = (scheme: EpcScheme): string => (scheme === 'sgtin-96' ? 'SGTIN-96' : 'SGTIN-198');
 
 /** A value as a refusal shows it: a short JSON text, or a hash of a long one. */
 function shown(value: unknown): unknown {
@@ -179,6 +193,8 @@ async function checkEvidence(
   checked?: BundleSignature,
 ): Promise<void> {
   const e = input.evidence;
+  // The EPC of the job's tag, SGTIN-96 or SGTIN-198: every EPC in the evidence is compared with its hex.
+  const epc = jobEpc(job);
   if (input.status === 'RENDERED') {
     const m = e.render_manifest as RenderManifest;
     if (m.digitalLink !== job.digital_link) {
@@ -188,20 +204,27 @@ async function checkEvidence(
         got: m.digitalLink,
       });
     }
-    if (job.requires_rfid && m.sgtin96Epc === undefined) {
+    // An SGTIN-198 has no place in sgtin96Epc: the manifest names it among its carriers.
+    const renderedRfid = m.carriers?.find((c) => c.type === 'rfid');
+    if (job.requires_rfid && m.sgtin96Epc === undefined && renderedRfid === undefined) {
       throw rejected('An RFID job renders its tag: the manifest must name the EPC it encodes', {
-        field: 'evidence.render_manifest.sgtin96Epc',
-        expected: job.sgtin96_epc,
+        field:
+          epc.scheme === 'sgtin-96'
+            ? 'evidence.render_manifest.sgtin96Epc'
+            : 'evidence.render_manifest.carriers',
+        expected: epc.hex,
         got: null,
       });
     }
-    if (m.sgtin96Epc && m.sgtin96Epc !== job.sgtin96_epc) {
-      throw rejected('The rendered EPC is not the job SGTIN-96', {
+    if (m.sgtin96Epc && m.sgtin96Epc !== epc.hex) {
+      throw rejected(`The rendered EPC is not the job ${schemeName(epc.scheme)}`, {
         field: 'evidence.render_manifest.sgtin96Epc',
-        expected: job.sgtin96_epc,
+        expected: epc.hex,
         got: m.sgtin96Epc,
       });
     }
+    const problem = renderedCarriersProblem(job, m);
+    if (problem) throw rejectedFor(problem);
   }
   if (input.status === 'SPOOL_SUBMITTED') {
     // The bytes that left for the printer are the ones rendered (and proven) at RENDERED.
@@ -227,17 +250,19 @@ async function checkEvidence(
     if (a.method === 'rfid_readback' && a.epcReadBack === undefined) {
       throw rejected('An rfid_readback attestation carries the EPC it read back', {
         field: 'evidence.attestation.epcReadBack',
-        expected: job.sgtin96_epc,
+        expected: epc.hex,
         got: null,
       });
     }
-    if (a.epcReadBack && a.epcReadBack !== job.sgtin96_epc) {
-      throw rejected('The EPC read back is not the job SGTIN-96', {
+    if (a.epcReadBack && a.epcReadBack !== epc.hex) {
+      throw rejected(`The EPC read back is not the job ${schemeName(epc.scheme)}`, {
         field: 'evidence.attestation.epcReadBack',
-        expected: job.sgtin96_epc,
+        expected: epc.hex,
         got: a.epcReadBack,
       });
     }
+    const problem = nfcReadBackProblem(job, a);
+    if (problem) throw rejectedFor(problem);
   }
   if (input.status === 'SCAN_VERIFIED') {
     const s = e.scan_result as ScanResult;
@@ -248,17 +273,19 @@ async function checkEvidence(
         got: s.decodedLink,
       });
     }
+    const problem = scannedCarriersProblem(job, s);
+    if (problem) throw rejectedFor(problem);
     if (s.epcMatches !== undefined && s.epcRead === undefined) {
       throw rejected('A scan that compared the tag carries the EPC it read', {
         field: 'evidence.scan_result.epcRead',
-        expected: job.sgtin96_epc,
+        expected: epc.hex,
         got: null,
       });
     }
-    if (s.epcRead !== undefined && s.epcRead !== job.sgtin96_epc) {
-      throw rejected('The scanned tag does not carry the job SGTIN-96', {
+    if (s.epcRead !== undefined && s.epcRead !== epc.hex) {
+      throw rejected(`The scanned tag does not carry the job ${schemeName(epc.scheme)}`, {
         field: 'evidence.scan_result.epcRead',
-        expected: job.sgtin96_epc,
+        expected: epc.hex,
         got: s.epcRead,
       });
     }
@@ -272,19 +299,26 @@ async function checkEvidence(
     if (job.requires_rfid && s.epcRead === undefined) {
       // Every sealed RFID label had its tag read back and matched: by the encoder after the print, or here.
       const a = await recordedEvidence<Attestation>(reads, input.attempt_id, 'attestation');
-      if (a?.epcReadBack !== job.sgtin96_epc) {
+      if (a?.epcReadBack !== epc.hex) {
         throw rejected(
           'Nobody read this RFID label’s tag back: neither the attestation nor the scan has its EPC',
           {
             field: 'evidence.scan_result.epcRead',
-            expected: job.sgtin96_epc,
+            expected: epc.hex,
             got: null,
           },
         );
       }
     }
   }
-  if (input.status === 'SEALED') await checkBundle(reads, job, input, checked);
+  if (input.status === 'SEALED') {
+    const problem = nfcSealProblem(
+      job,
+      await recordedEvidence<Attestation>(reads, input.attempt_id, 'attestation'),
+    );
+    if (problem) throw rejectedFor(problem);
+    await checkBundle(reads, job, input, checked);
+  }
 }
 
 /** The artifact of `kind` this attempt reported earlier, as recorded; undefined when there is none. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type EpcScheme, type EpcSchemePreference } from '@dpp/shared';
 import { sql } from 'kysely';
 import { recordAudit } from '../audit/index.js';
 import { recordEvent } from '../events/index.js';
@@ -6,7 +7,8 @@ import { ApiError, type Actor } from '../http/index.js';
 import { getProductForUpdate, markProductInPrintLoop } from '../products/index.js';
 import type { Db } from '../store/index.js';
 import { SERIAL_LIMIT, exportPath } from './model.js';
-import { isPostgres } from '../store/index.js';
+import { isPostgres, isUniqueViolation } from '../store/index.js';
+import { checkRegisteredSerials, insertRegisteredSerials, refuseTaken } from './register.js';
 
 export interface AllocationContext {
   tenantId: string;
@@ -67,12 +69,13 @@ async function insertSerialRange(
     at: string;
     first: number;
     last: number;
+    scheme: EpcScheme;
   },
 ): Promise<void> {
-  const columns = sql`(tenant_id, serial, seq, product_id, gtin, batch_id, allocated_at)`;
+  const columns = sql`(tenant_id, serial, seq, product_id, gtin, batch_id, allocated_at, epc_scheme)`;
   if (isPostgres(trx)) {
     await sql`insert into carrier_serials ${columns}
-      select ${r.tenantId}, g::text, g, ${r.productId}, ${r.gtin}, ${r.batchId}, ${r.at}
+      select ${r.tenantId}, g::text, g, ${r.productId}, ${r.gtin}, ${r.batchId}, ${r.at}, ${r.scheme}
       from generate_series(${r.first}::bigint, ${r.last}::bigint) as g`.execute(trx);
     return;
   }
@@ -80,22 +83,42 @@ async function insertSerialRange(
       select cast(${r.first} as integer) union all select n + 1 from s where n < cast(${r.last} as integer)
     )
     insert into carrier_serials ${columns}
-    select ${r.tenantId}, cast(n as text), n, ${r.productId}, ${r.gtin}, ${r.batchId}, ${r.at} from s`.execute(
-    trx,
-  );
+    select ${r.tenantId}, cast(n as text), n, ${r.productId}, ${r.gtin}, ${r.batchId}, ${r.at}, ${r.scheme}
+    from s`.execute(trx);
+}
+
+/** What POST /carriers/batch asks for: `count` serials from the counter, or these registered serials. */
+export type BatchInput = { productId: string } & (
+  { count: number; serials?: undefined } | { serials: string[]; count?: undefined }
+);
+
+/** The scheme of the counter's serials (all fit SGTIN-96) under a product's preference. */
+function counterScheme(preference: EpcSchemePreference): EpcScheme {
+  return preference === 'sgtin-198' ? 'sgtin-198' : 'sgtin-96';
 }
 
 /**
- * POST /carriers/batch: allocates `count` serials of the tenant's sequence to a product, records the
- * batch, marks the product as in the print loop and queues carrier.generated, in one transaction.
- * An unknown product (or another tenant's) is 404; a voided one 409 PRODUCT_VOIDED.
+ * POST /carriers/batch: allocates `count` serials of the tenant's sequence to a product, or registers the
+ * given `serials` (each taking its number from the same counter, so the export's order and paging and the
+ * never-reused rule hold for both), records the batch, marks the product as in the print loop and queues
+ * carrier.generated, in one transaction. An unknown product (or another tenant's) is 404; a voided one 409
+ * PRODUCT_VOIDED; registered serials are checked all or nothing (see register.ts).
  */
-export async function allocateSerials(
-  db: Db,
-  ctx: AllocationContext,
-  input: { productId: string; count: number },
-): Promise<BatchView> {
+export async function allocateSerials(db: Db, ctx: AllocationContext, input: BatchInput): Promise<BatchView> {
+  try {
+    return await allocateOnce(db, ctx, input);
+  } catch (err) {
+    // Two requests registered the same serial at once: the primary key let one in.
+    if (input.serials !== undefined && isUniqueViolation(err)) {
+      await refuseTaken(db, ctx.tenantId, input.serials);
+    }
+    throw err;
+  }
+}
+
+async function allocateOnce(db: Db, ctx: AllocationContext, input: BatchInput): Promise<BatchView> {
   const { tenantId } = ctx;
+  const count = input.serials?.length ?? input.count!;
   return db.transaction().execute(async (trx) => {
     const product = await getProductForUpdate(trx, tenantId, input.productId);
     if (!product) throw ApiError.notFound('Product');
@@ -104,19 +127,25 @@ export async function allocateSerials(
         details: { productId: product.id, voidedAt: product.voided_at },
       });
     }
+    const schemes =
+      input.serials === undefined
+        ? undefined
+        : await checkRegisteredSerials(trx, tenantId, product, input.serials);
     const at = new Date(ctx.now()).toISOString();
-    const first = await reserveSerials(trx, tenantId, input.count, at);
-    const last = first + input.count - 1;
+    const first = await reserveSerials(trx, tenantId, count, at);
+    const last = first + count - 1;
     const batchId = randomUUID();
-    await insertSerialRange(trx, {
-      tenantId,
-      productId: product.id,
-      gtin: product.gtin,
-      batchId,
-      at,
-      first,
-      last,
-    });
+    const rows = { tenantId, productId: product.id, gtin: product.gtin, batchId, at, first };
+    if (input.serials === undefined) {
+      await insertSerialRange(trx, {
+        ...rows,
+        last,
+        scheme: counterScheme(product.epc_scheme as EpcSchemePreference),
+      });
+    } else {
+      await insertRegisteredSerials(trx, rows, input.serials, schemes!);
+    }
+    const serials = input.serials ?? Array.from({ length: count }, (_, i) => String(first + i));
     await trx
       .insertInto('carrier_batches')
       .values({
@@ -126,7 +155,7 @@ export async function allocateSerials(
         gtin: product.gtin,
         first_serial: first,
         last_serial: last,
-        count: input.count,
+        count,
         correlation_id: ctx.correlationId,
         created_at: at,
       })
@@ -141,9 +170,9 @@ export async function allocateSerials(
         productId: product.id,
         gtin: product.gtin,
         batchId,
-        allocated: input.count,
-        firstSerial: String(first),
-        lastSerial: String(last),
+        allocated: count,
+        firstSerial: serials[0]!,
+        lastSerial: serials[count - 1]!,
         exportPath: path,
       },
       correlationId: ctx.correlationId,
@@ -157,18 +186,18 @@ export async function allocateSerials(
       correlationId: ctx.correlationId,
       details: {
         productId: product.id,
-        count: input.count,
-        firstSerial: String(first),
-        lastSerial: String(last),
+        count,
+        firstSerial: serials[0]!,
+        lastSerial: serials[count - 1]!,
+        ...(input.serials === undefined ? {} : { registered: true }),
       },
       at,
     });
-    const serials = Array.from({ length: input.count }, (_, i) => String(first + i));
     return {
       batchId,
       productId: product.id,
       gtin: product.gtin,
-      allocated: input.count,
+      allocated: count,
       serials,
       exportPath: path,
     };

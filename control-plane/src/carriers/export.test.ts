@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { buildDigitalLink, decodeSgtin96, encodeSgtin96 } from '@dpp/shared';
+import {
+  buildDigitalLink,
+  decodeSgtin96,
+  encodeSgtin198,
+  encodeSgtin96,
+  sgtinPureIdentityUri,
+} from '@dpp/shared';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { labelCodes } from './codes.js';
@@ -38,6 +44,8 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
       expect(r.sgtin96_epc).toBe(
         encodeSgtin96({ gtin, serial: r.serial, filter: 1, companyPrefixLength }).hex,
       );
+      expect(r.sgtin198_epc).toBe('');
+      expect(r.element_string).toBe(`(01)${gtin}(21)${r.serial}`);
       const decoded = decodeSgtin96(r.sgtin96_epc);
       expect([decoded.gtin, decoded.serial, decoded.filter, decoded.companyPrefixLength]).toEqual([
         r.gtin,
@@ -76,7 +84,14 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
     const res = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json`, { key });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Object.keys(res.body.data[0]).sort()).toEqual(['digital_link', 'gtin', 'serial', 'sgtin96_epc']);
+    expect(Object.keys(res.body.data[0]).sort()).toEqual([
+      'digital_link',
+      'element_string',
+      'gtin',
+      'serial',
+      'sgtin198_epc',
+      'sgtin96_epc',
+    ]);
     const csv = await exportCsv(t, key, `productId=${p9.id}&format=CSV`);
     expect(res.body.data).toEqual(csv);
     const empty = await t.call('GET', `${EXPORT}?productId=${p9.id}&format=json&printState=printed`, { key });
@@ -143,7 +158,7 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
     expect((await t.call('GET', `${EXPORT}?productId=${p7.id}`, { key: b })).status).toBe(404);
     expect((await t.call('GET', `${EXPORT}?batchId=${batch7.batchId}`, { key: b })).status).toBe(404);
     const theirs = await t.call('GET', EXPORT, { key: b });
-    expect(theirs.text).toBe('gtin,serial,digital_link,sgtin96_epc\r\n');
+    expect(theirs.text).toBe('gtin,serial,digital_link,sgtin96_epc,sgtin198_epc,element_string\r\n');
   });
 
   it('requires production:view', async () => {
@@ -182,6 +197,20 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
       expect(codes.epcUri(serial)).toBe(
         encodeSgtin96({ gtin: p9.gtin, serial, companyPrefixLength: 9 }).pureIdentityUri,
       );
+      expect(codes.epc(serial, 'sgtin-198')).toEqual({
+        scheme: 'sgtin-198',
+        hex: encodeSgtin198({ gtin: p9.gtin, serial, filter: 1, companyPrefixLength: 9 }).hex,
+      });
+    }
+    // Registered serials: escaped in both URIs, SGTIN-198 only (SGTIN-96 cannot hold them).
+    for (const serial of ['0007', 'AB/1', 'a%"&<>?', '274877906944', 'ABCDEFGHIJKLMNOPQRST']) {
+      expect(codes.digitalLink(serial)).toBe(buildDigitalLink('https://id.example.com/', p9.gtin, serial));
+      expect(codes.epcUri(serial)).toBe(sgtinPureIdentityUri(p9.gtin, serial, 9));
+      expect(codes.epc(serial, 'sgtin-198').hex).toBe(
+        encodeSgtin198({ gtin: p9.gtin, serial, filter: 1, companyPrefixLength: 9 }).hex,
+      );
+      expect(() => codes.epc(serial, 'sgtin-96')).toThrow(/SGTIN-96|2\^38/);
+      expect(codes.elementString(serial)).toBe(`(01)${p9.gtin}(21)${serial}`);
     }
   });
 });

@@ -1,14 +1,20 @@
 import { Readable } from 'node:stream';
+import type { EpcScheme } from '@dpp/shared';
 import type { Db } from '../store/index.js';
 import { labelCodes, type LabelCodes } from './codes.js';
 import { EXPORT_PAGE_SIZE, type PrintState } from './model.js';
 
-/** One line of the print file (api-v2.md: CSV columns gtin, serial, digital_link, sgtin96_epc). */
+/**
+ * One line of the print file: api-v2.md's columns gtin, serial, digital_link, sgtin96_epc (empty for a serial
+ * encoded as SGTIN-198), then sgtin198_epc (empty for SGTIN-96) and element_string (`(01)…(21)…`).
+ */
 export interface ExportRow {
   gtin: string;
   serial: string;
   digital_link: string;
   sgtin96_epc: string;
+  sgtin198_epc: string;
+  element_string: string;
 }
 
 export interface ExportFilter {
@@ -54,7 +60,7 @@ export async function* exportPages(
   for (;;) {
     let q = db
       .selectFrom('carrier_serials')
-      .select(['seq', 'serial', 'gtin', 'product_id'])
+      .select(['seq', 'serial', 'gtin', 'product_id', 'epc_scheme'])
       .where('tenant_id', '=', filter.tenantId)
       .where('seq', '>', after);
     if (filter.productId !== undefined) q = q.where('product_id', '=', filter.productId);
@@ -66,11 +72,14 @@ export async function* exportPages(
     const page: ExportRow[] = [];
     for (const r of rows) {
       const c = await codesFor(r.product_id, r.gtin);
+      const epc = c.epc(r.serial, r.epc_scheme as EpcScheme);
       page.push({
         gtin: r.gtin,
         serial: r.serial,
         digital_link: c.digitalLink(r.serial),
-        sgtin96_epc: c.sgtin96(r.serial),
+        sgtin96_epc: epc.scheme === 'sgtin-96' ? epc.hex : '',
+        sgtin198_epc: epc.scheme === 'sgtin-198' ? epc.hex : '',
+        element_string: c.elementString(r.serial),
       });
     }
     yield page;
@@ -84,7 +93,7 @@ function csvField(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-export const CSV_HEADER = 'gtin,serial,digital_link,sgtin96_epc';
+export const CSV_HEADER = 'gtin,serial,digital_link,sgtin96_epc,sgtin198_epc,element_string';
 
 /**
  * Rows per chunk of text written to the response. A page is turned into text at once, so its row
@@ -102,7 +111,9 @@ function chunked<T>(rows: readonly T[], format: (rows: readonly T[]) => string):
 
 const csvLines = (rows: readonly ExportRow[]): string => {
   let out = '';
-  for (const r of rows) out += `${r.gtin},${r.serial},${csvField(r.digital_link)},${r.sgtin96_epc}\r\n`;
+  for (const r of rows) {
+    out += `${r.gtin},${csvField(r.serial)},${csvField(r.digital_link)},${r.sgtin96_epc},${r.sgtin198_epc},${csvField(r.element_string)}\r\n`;
+  }
   return out;
 };
 

@@ -2,12 +2,12 @@
  * The one code path that writes print outcomes (metadata.print) and the one that builds their events,
  * shared by POST /carriers/print-status and the AIDC print loop (SEALED, DEAD_LETTER).
  */
-import { sgtinPureIdentityUri } from '@dpp/shared';
+import { isValidGs1Serial, sgtinPureIdentityUri } from '@dpp/shared';
 import { type EpcisEvent, commissioningEvent, recordEpcisEvents } from '../epcis/index.js';
 import { type DomainEvent, recordEvents } from '../events/index.js';
 import type { Db } from '../store/index.js';
 import { FAILED_CHUNK_SIZE, type OutcomeSource, type PrintStatus } from './model.js';
-import { lookupSerials, writePrint, type SerialRow } from './serial-rows.js';
+import { lookupSerials, lookupSerialsByText, writePrint, type SerialRow } from './serial-rows.js';
 
 /** One reported outcome. */
 export interface OutcomeInput {
@@ -48,8 +48,10 @@ export interface ReportMeta {
 
 const LOOKUP_CHUNK = 500;
 
-/** Only what the allocator hands out can be known: decimal, no leading zeros, at most 12 digits. */
+/** What the allocator hands out: decimal, no leading zeros, at most 12 digits; its number is its text. */
 const looksAllocated = (serial: string) => /^[1-9][0-9]{0,11}$/.test(serial);
+/** A serial registered through POST /carriers/batch `serials`: any other AI (21) serial. */
+const looksRegistered = (serial: string) => !looksAllocated(serial) && isValidGs1Serial(serial);
 
 /**
  * Replaces metadata.print wholesale (status, reason, deviceId, reportedAt) for every known serial of the
@@ -75,9 +77,16 @@ export async function applyOutcomes(
       known.set(r.serial, r);
     }
   }
+  const registered = [...last.keys()].filter(looksRegistered).sort();
+  for (let i = 0; i < registered.length; i += LOOKUP_CHUNK) {
+    for (const r of await lookupSerialsByText(trx, meta.tenantId, registered.slice(i, i + LOOKUP_CHUNK))) {
+      known.set(r.serial, r);
+    }
+  }
 
   const written: WrittenOutcome[] = [];
   const unknown: string[] = [];
+  const seqOf = new Map<string, number>();
   for (const [serial, r] of last) {
     const row = known.get(serial);
     if (!row || (r.gtin !== undefined && r.gtin !== row.gtin)) {
@@ -93,6 +102,7 @@ export async function applyOutcomes(
       reason: r.reason ?? null,
       previous: row.print_status,
     });
+    seqOf.set(serial, Number(row.seq));
   }
 
   // One UPDATE per distinct (status, reason, deviceId): a report usually has a handful.
@@ -106,7 +116,11 @@ export async function applyOutcomes(
   }
   for (const { set, serials } of groups.values()) {
     for (let i = 0; i < serials.length; i += LOOKUP_CHUNK) {
-      await writePrint(trx, meta.tenantId, serials.slice(i, i + LOOKUP_CHUNK).map(Number), {
+      const seqs = serials
+        .slice(i, i + LOOKUP_CHUNK)
+        .map((s) => seqOf.get(s)!)
+        .sort((a, b) => a - b);
+      await writePrint(trx, meta.tenantId, seqs, {
         print_status: set.status,
         print_reason: set.reason ?? null,
         print_device_id: set.deviceId ?? null,

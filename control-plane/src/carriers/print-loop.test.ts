@@ -48,9 +48,9 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
       gtin: product.gtin,
       serial: serials[1],
       digitalLink: row!.digital_link,
-      sgtin96Epc: row!.sgtin96_epc,
+      epc: { scheme: 'sgtin-96', hex: row!.sgtin96_epc },
     });
-    expect(decodeSgtin96(found!.sgtin96Epc).serial).toBe(serials[1]);
+    expect(decodeSgtin96(found!.epc.hex).serial).toBe(serials[1]);
     expect(await port.findAllocatedSerial(db, tenantId, product.gtin, '999999999')).toBeNull();
     expect(await port.findAllocatedSerial(db, tenantId, '09506000134352', serials[1]!)).toBeNull();
     expect(await port.findAllocatedSerial(db, tenantId, '12345678901234', serials[1]!)).toBeNull();

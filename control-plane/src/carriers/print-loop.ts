@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { canonicalJson, isValidGtin, labelProofPath, normalizeGtin } from '@dpp/shared';
+import { type EpcScheme, canonicalJson, isValidGtin, labelProofPath, normalizeGtin } from '@dpp/shared';
 import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
 import { recordEpcisEvents } from '../epcis/index.js';
 import { recordEvents } from '../events/index.js';
@@ -29,7 +29,7 @@ export async function findAllocatedSerial(
   const row = await db
     .selectFrom('carrier_serials as s')
     .innerJoin('products as p', 'p.id', 's.product_id')
-    .select(['s.product_id', 's.gtin', 's.serial', 'p.name', 'p.company_prefix_length'])
+    .select(['s.product_id', 's.gtin', 's.serial', 's.epc_scheme', 'p.name', 'p.company_prefix_length'])
     .where('s.tenant_id', '=', tenantId)
     .where('s.serial', '=', serial)
     .where('s.gtin', '=', normalizeGtin(gtin))
@@ -42,7 +42,7 @@ export async function findAllocatedSerial(
     gtin: row.gtin,
     serial: row.serial,
     digitalLink: codes.digitalLink(row.serial),
-    sgtin96Epc: codes.sgtin96(row.serial),
+    epc: codes.epc(row.serial, row.epc_scheme as EpcScheme),
   };
 }
 

@@ -79,19 +79,35 @@ export function carrierRoutes(deps: CarrierRouteDeps): RouteDef[] {
         'deleted) and concurrent calls never overlap. Every serial fits SGTIN-96 (at most 2^38 - 1); a ' +
         'batch that would pass it is 422 SERIAL_SPACE_EXHAUSTED. The product enters the print loop (it can ' +
         'no longer be deleted: 409 PRODUCT_REFERENCED). Emits carrier.generated with exportPath. An ' +
-        "unknown product (or another workspace's) is 404; a voided one 409 PRODUCT_VOIDED.",
+        "unknown product (or another workspace's) is 404; a voided one 409 PRODUCT_VOIDED. Instead of count, " +
+        'serials registers serials made elsewhere (any AI (21) serial, e.g. alphanumeric), all or nothing: ' +
+        'each takes its number from the same counter, so ordering, export paging and the never-reused rule ' +
+        'hold. A serial that is not an AI (21) serial is 400 INVALID_SERIAL, one sent twice 400 ' +
+        'VALIDATION_ERROR, one of the counter form (decimal without a leading zero) 422 ' +
+        'SERIAL_RESERVED_FOR_COUNTER, one the product cannot encode (epcScheme sgtin-96) 422 ' +
+        'SERIAL_NOT_SGTIN96, one the workspace has 409 SERIAL_ALREADY_ALLOCATED; details.serials names them. ' +
+        "Each serial's EPC is SGTIN-96 when it fits, else SGTIN-198 (or as the product's epcScheme says).",
       tags: ['Carriers'],
       auth: { scopes: ['production:create'] },
       idempotency: 'recommended',
       request: { body: BatchBody },
       responses: { 201: { description: 'The allocated serials', schema: BatchResponse } },
-      errors: ['PRODUCT_VOIDED', 'SERIAL_SPACE_EXHAUSTED'],
+      errors: [
+        'PRODUCT_VOIDED',
+        'SERIAL_SPACE_EXHAUSTED',
+        'INVALID_SERIAL',
+        'SERIAL_RESERVED_FOR_COUNTER',
+        'SERIAL_NOT_SGTIN96',
+        'SERIAL_ALREADY_ALLOCATED',
+      ],
       handler: async ({ principal, body, correlationId }) => ({
         status: 201,
         body: await allocateSerials(
           db,
           { tenantId: principal.tenant.id, actor: actorOf(principal), correlationId, now },
-          body,
+          body.serials === undefined
+            ? { productId: body.productId, count: body.count! }
+            : { productId: body.productId, serials: body.serials },
         ),
       }),
     }),
@@ -101,9 +117,12 @@ export function carrierRoutes(deps: CarrierRouteDeps): RouteDef[] {
       operationId: 'exportCarriers',
       summary: 'Export the print file',
       description:
-        'Columns gtin, serial, digital_link (the QR payload) and sgtin96_epc (for the RFID encoder), in ' +
+        'Columns gtin, serial, digital_link (the QR payload) and sgtin96_epc (for the RFID encoder; empty ' +
+        'for a serial encoded as SGTIN-198), then sgtin198_epc (52 hex digits, empty for SGTIN-96) and ' +
+        'element_string ((01)…(21)…, for a DataMatrix or GS1-128), in ' +
         'serial order, streamed: CSV by default (RFC 4180, CRLF, with a header line), or format=json for ' +
-        '{ "data": [ { gtin, serial, digital_link, sgtin96_epc } ] }. productId and batchId narrow it; ' +
+        '{ "data": [ { gtin, serial, digital_link, sgtin96_epc, sgtin198_epc, element_string } ] }. ' +
+        'productId and batchId narrow it; ' +
         'without them it lists every serial of the workspace. printState narrows to the reported outcome: ' +
         'printed, failed (exactly the re-print file: serials whose latest outcome is failed) or pending ' +
         '(no outcome yet); another value is 422 INVALID_PRINT_STATE.',

@@ -21,18 +21,44 @@ export const BatchBody = z
       .int('must be a whole number')
       .min(1, 'must be at least 1')
       .max(BATCH_MAX_COUNT, `must be at most ${BATCH_MAX_COUNT}`)
-      .meta({ description: `Serials to allocate, 1 to ${BATCH_MAX_COUNT}` }),
+      .optional()
+      .meta({
+        description: `Serials to allocate from the workspace's counter, 1 to ${BATCH_MAX_COUNT}; exactly one of count and serials`,
+      }),
+    serials: z
+      .array(z.string().max(100, 'must be at most 100 characters'))
+      .min(1, 'must hold at least one serial')
+      .max(BATCH_MAX_COUNT, `must hold at most ${BATCH_MAX_COUNT} serials`)
+      .optional()
+      .meta({
+        description:
+          'Serials to register instead of allocating: each an AI (21) serial (1 to 20 characters of GS1 ' +
+          'character set 82), none twice, none already in the workspace, none of the counter form (decimal ' +
+          'without a leading zero); all or nothing. Exactly one of count and serials',
+      }),
   })
   .strict()
-  .meta({ id: 'CarrierBatchRequest' });
+  .superRefine((b, ctx) => {
+    if ((b.count === undefined) === (b.serials === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['count'], message: 'send exactly one of count and serials' });
+    }
+  })
+  // count stays required for a request without serials: the document says so with oneOf.
+  .meta({ id: 'CarrierBatchRequest', oneOf: [{ required: ['count'] }, { required: ['serials'] }] });
 
 export const BatchResponse = z
   .object({
     batchId: z.uuid(),
     productId: z.uuid(),
     gtin: z.string().meta({ description: '14 digits' }),
-    allocated: z.number().int().meta({ description: 'How many serials were allocated (= count)' }),
-    serials: z.array(z.string()).meta({ description: 'The serials, ascending: decimal, no leading zeros' }),
+    allocated: z
+      .number()
+      .int()
+      .meta({ description: 'How many serials were allocated (= count) or registered' }),
+    serials: z.array(z.string()).meta({
+      description:
+        'The serials in export order: allocated ones ascending (decimal, no leading zeros), registered ones as sent',
+    }),
     exportPath: z.string().meta({ description: 'The print file of this batch (GET /carriers/export)' }),
   })
   .meta({ id: 'CarrierBatch' });

@@ -11,6 +11,7 @@ import { isPostgres } from '../store/index.js';
 
 export interface SerialRow {
   serial: string;
+  seq: number;
   gtin: string;
   product_id: string;
   print_status: string | null;
@@ -33,10 +34,10 @@ export async function lookupSerials(
   if (seqs.length === 0) return [];
   if (isPostgres(trx)) {
     const res = await sql<SerialRow>`
-      select s.serial, s.gtin, s.product_id, s.print_status, p.company_prefix_length as cpl
+      select s.serial, s.seq, s.gtin, s.product_id, s.print_status, p.company_prefix_length as cpl
       from unnest(${[...seqs]}::bigint[]) as x(seq)
       cross join lateral (
-        select c.serial, c.gtin, c.product_id, c.print_status from carrier_serials c
+        select c.serial, c.seq, c.gtin, c.product_id, c.print_status from carrier_serials c
         where c.tenant_id = ${tenantId} and c.seq = x.seq limit 1 for update
       ) s
       join products p on p.id = s.product_id`.execute(trx);
@@ -45,10 +46,46 @@ export async function lookupSerials(
   return trx
     .selectFrom('carrier_serials as s')
     .innerJoin('products as p', 'p.id', 's.product_id')
-    .select(['s.serial', 's.gtin', 's.product_id', 's.print_status', 'p.company_prefix_length as cpl'])
+    .select([
+      's.serial',
+      's.seq',
+      's.gtin',
+      's.product_id',
+      's.print_status',
+      'p.company_prefix_length as cpl',
+    ])
     .where('s.tenant_id', '=', tenantId)
     .where('s.seq', 'in', [...seqs])
     .execute();
+}
+
+/**
+ * The tenant's registered serials (those not of the counter's form, so their number is not their text)
+ * among these, by the primary key (tenant_id, serial); locked like {@link lookupSerials}. Callers pass them
+ * sorted, so concurrent reports lock in one order.
+ */
+export async function lookupSerialsByText(
+  trx: Db,
+  tenantId: string,
+  serials: readonly string[],
+): Promise<SerialRow[]> {
+  if (serials.length === 0) return [];
+  let q = trx
+    .selectFrom('carrier_serials as s')
+    .innerJoin('products as p', 'p.id', 's.product_id')
+    .select([
+      's.serial',
+      's.seq',
+      's.gtin',
+      's.product_id',
+      's.print_status',
+      'p.company_prefix_length as cpl',
+    ])
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.serial', 'in', [...serials])
+    .orderBy('s.serial');
+  if (isPostgres(trx)) q = q.forUpdate('s');
+  return q.execute();
 }
 
 /** metadata.print as one report writes it, wholesale. */

@@ -1,3 +1,4 @@
+import { EPC_SCHEME_PREFERENCES } from '@dpp/shared';
 import { z } from 'zod';
 import { GRANULARITIES } from './model.js';
 
@@ -21,6 +22,10 @@ export const ProductSchema = z
     serialNumber: z.string(),
     granularity: z.enum(GRANULARITIES),
     companyPrefixLength: z.number().int().min(6).max(12),
+    epcScheme: z.enum(EPC_SCHEME_PREFERENCES).meta({
+      description:
+        'EPC scheme of its RFID tags: auto (SGTIN-96 when the serial fits, else SGTIN-198), sgtin-96 or sgtin-198',
+    }),
     status: z.string().meta({
       description:
         'Draft, Validated, ReadyForDpp (the lifecycle stage capitalised) or Voided. Later stages show the same way (dpp_issued as DppIssued).',

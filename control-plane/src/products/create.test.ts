@@ -38,6 +38,7 @@ describe.each(testDialects())('POST /api/v2/products (%s)', (dialect) => {
       gtin: body.gtin,
       granularity: 'model',
       companyPrefixLength: 7,
+      epcScheme: 'auto',
       version: 1,
       extensions: ELECTRONICS_EXTENSIONS,
       schemaVersion: '2.0.0',
@@ -77,6 +78,7 @@ describe.each(testDialects())('POST /api/v2/products (%s)', (dialect) => {
     ['a serial with a space', { serialNumber: 'AB 12' }, 'serialNumber', /GS1/],
     ['a company prefix length of 5', { companyPrefixLength: 5 }, 'companyPrefixLength', /at least 6/],
     ['an unknown granularity', { granularity: 'pallet' }, 'granularity', /./],
+    ['an unknown EPC scheme', { epcScheme: 'sgtin-64' }, 'epcScheme', /./],
     ['extensions that are not an object', { extensions: [1] }, 'extensions', /./],
   ])(
     'refuses %s with 400 VALIDATION_ERROR naming the field, and writes nothing',
@@ -188,6 +190,25 @@ describe.each(testDialects())('POST /api/v2/products (%s)', (dialect) => {
     );
     expect(furniture.status).toBe(201);
     expect(furniture.body).toMatchObject({ category: 'furniture', companyPrefixLength: 9 });
+  });
+
+  it('keeps the EPC scheme of its serials: auto by default, sgtin-96 or sgtin-198, changed by PATCH', async () => {
+    const r = await create(productBody(next(), { epcScheme: 'sgtin-198' }));
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.epcScheme).toBe('sgtin-198');
+    const patched = await t.call('PATCH', `/api/v2/products/${r.body.id}`, {
+      key: t.tenants.a.admin,
+      body: { epcScheme: 'sgtin-96' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    const read = await t.call('GET', `/api/v2/products/${r.body.id}`, { key: t.tenants.a.readOnly });
+    expect(read.body.data.epcScheme).toBe('sgtin-96');
+    const bad = await t.call('PATCH', `/api/v2/products/${r.body.id}`, {
+      key: t.tenants.a.admin,
+      body: { epcScheme: 'SGTIN-198' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.field).toBe('epcScheme');
   });
 
   it('emits product.created and writes version 1', async () => {

@@ -5,6 +5,7 @@ import {
   normalizeGtin,
   GS1_SERIAL_MAX_LENGTH,
   SGTIN96_MAX_SERIAL,
+  EPC_SCHEME_PREFERENCES,
 } from '@dpp/shared';
 import { ApiError, fieldPath } from '../http/index.js';
 import { DEFAULT_COMPANY_PREFIX_LENGTH, GRANULARITIES } from './model.js';
@@ -86,6 +87,11 @@ const CompanyPrefixLength = z
     description: `Digits of the GS1 Company Prefix in the GTIN (6 to 12; default ${DEFAULT_COMPANY_PREFIX_LENGTH}); the SGTIN-96 codec reads it from here`,
   });
 
+const EpcSchemeChoice = z.enum(EPC_SCHEME_PREFERENCES).meta({
+  description:
+    'EPC scheme of its RFID tags: auto (default: SGTIN-96 when the serial fits, SGTIN-198 otherwise), sgtin-96 or sgtin-198',
+});
+
 /** Body of POST /products and each item of /products/batch and of an ingest (api-v2.md, Product create request). */
 export const ProductCreateSchema = z
   .object({
@@ -106,6 +112,7 @@ export const ProductCreateSchema = z
     jurisdiction: Jurisdiction.optional().meta({ description: 'Jurisdiction of the schema; EU by default' }),
     granularity: z.enum(GRANULARITIES).optional().meta({ description: 'model (default), batch or item' }),
     companyPrefixLength: CompanyPrefixLength.optional(),
+    epcScheme: EpcSchemeChoice.optional(),
     customData: JsonObject.nullable()
       .optional()
       .meta({ description: 'Free-form JSON object, at most 64 KiB' }),
@@ -128,6 +135,7 @@ export const ProductUpdateSchema = z
     jurisdiction: Jurisdiction.optional(),
     granularity: z.enum(GRANULARITIES).optional(),
     companyPrefixLength: CompanyPrefixLength.optional(),
+    epcScheme: EpcSchemeChoice.optional(),
     extensions: z.record(z.string(), z.unknown()).nullable().optional().meta({
       description:
         'JSON merge patch (RFC 7396) of the extensions: a member set to null removes that field; the result is validated against the effective schema',

@@ -1,3 +1,4 @@
+import type { EpcSchemePreference } from '@dpp/shared';
 import type { ProductTable } from '../store/index.js';
 
 /**
@@ -74,6 +75,8 @@ export interface ProductView {
   serialNumber: string;
   granularity: string;
   companyPrefixLength: number;
+  /** The EPC scheme of its serials' tags (auto, sgtin-96, sgtin-198). */
+  epcScheme: EpcSchemePreference;
   status: string;
   lifecycleStage: string;
   extensions: Record<string, unknown>;
@@ -102,6 +105,7 @@ export function toProductView(row: ProductTable): ProductView {
     serialNumber: row.serial_number,
     granularity: row.granularity,
     companyPrefixLength: row.company_prefix_length,
+    epcScheme: row.epc_scheme as EpcSchemePreference,
     status: productStatus(row.stage, row.voided_at),
     lifecycleStage: row.stage,
     extensions: JSON.parse(row.extensions) as Record<string, unknown>,

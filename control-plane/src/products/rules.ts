@@ -95,6 +95,7 @@ export function prepareProduct(input: ProductCreateInput, ctx: WriteContext): Pr
       serial_number: input.serialNumber,
       granularity: input.granularity ?? 'model',
       company_prefix_length: input.companyPrefixLength ?? DEFAULT_COMPANY_PREFIX_LENGTH,
+      epc_scheme: input.epcScheme ?? 'auto',
       extensions: JSON.stringify(extensions),
       custom_data: input.customData ? JSON.stringify(input.customData) : null,
       stage: 'draft',

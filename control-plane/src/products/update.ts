@@ -22,6 +22,7 @@ const WRITABLE_VIEW_FIELDS = [
   'serialNumber',
   'granularity',
   'companyPrefixLength',
+  'epcScheme',
   'extensions',
   'customData',
 ] as const satisfies readonly (keyof ProductView)[];
@@ -105,6 +106,7 @@ function applyPatch(ctx: WriteContext, row: ProductTable, patch: ProductUpdateIn
   if (patch.serialNumber !== undefined) next.serial_number = patch.serialNumber;
   if (patch.granularity !== undefined) next.granularity = patch.granularity;
   if (patch.companyPrefixLength !== undefined) next.company_prefix_length = patch.companyPrefixLength;
+  if (patch.epcScheme !== undefined) next.epc_scheme = patch.epcScheme;
   applyExtensions(ctx, row, next, patch);
   applyCustomData(row, next, patch);
   return next;

@@ -6,13 +6,20 @@ export interface PrintJobTable {
   gtin: string;
   serial: string;
   digital_link: string;
+  /** The SGTIN-96 hex; '' when the job's EPC is an SGTIN-198 (see migration 0021). */
   sgtin96_epc: string;
+  /** `sgtin-96` or `sgtin-198` (migration 0021). */
+  epc_scheme: string;
+  /** The EPC the tag carries, 24 or 52 hex digits (migration 0021). */
+  epc_hex: string;
   /** JSON LabelTemplate. */
   label_template: string;
   /** Printer name the job is bound to, or null for any printer of the tenant. */
   printer: string | null;
   /** 1 when the label encodes an RFID tag: only a printer with an encoder may claim it. */
   requires_rfid: number;
+  /** 1 when the label carries an NFC tag: only a printer with an NFC encoder may claim it (migration 0021). */
+  requires_nfc: number;
   state: string;
   /** The current attempt: the fencing token every result must carry. */
   attempt_id: string | null;

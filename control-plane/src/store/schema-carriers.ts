@@ -34,10 +34,15 @@ export interface CarrierBatchTable {
  */
 export interface CarrierSerialTable {
   tenant_id: string;
-  /** Decimal, no leading zeros, unique within the tenant. */
+  /**
+   * Unique within the tenant: decimal without leading zeros when the counter handed it out (then equal to
+   * `seq`), any AI (21) serial when it was registered (POST /carriers/batch with `serials`).
+   */
   serial: string;
-  /** The serial as a number: the export's order and keyset cursor. */
+  /** The serial's number from the tenant's counter: the export's order and keyset cursor. */
   seq: number;
+  /** `sgtin-96` or `sgtin-198`: the EPC scheme of the serial's tag, chosen when it was allocated (migration 0021). */
+  epc_scheme: string;
   product_id: string;
   /** 14 digits, the product's GTIN when the serial was allocated. */
   gtin: string;

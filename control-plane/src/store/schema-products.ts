@@ -18,6 +18,8 @@ export interface ProductTable {
   /** `model`, `batch` or `item`. */
   granularity: string;
   company_prefix_length: number;
+  /** `auto`, `sgtin-96` or `sgtin-198`: the EPC scheme of its serials (migration 0021). */
+  epc_scheme: string;
   /** JSON object. */
   extensions: string;
   /** JSON object or null. */

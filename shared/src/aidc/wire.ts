@@ -87,10 +87,18 @@ export const PrintJobDetailSchema = PrintJobSchema.extend({
 }).meta({ id: 'PrintJobDetail' });
 export type PrintJobDetail = z.infer<typeof PrintJobDetailSchema>;
 
-/** POST /aidc/jobs/claim: the printer a device claims for, and whether it encodes RFID. */
+/**
+ * POST /aidc/jobs/claim: the printer a device claims for, whether it encodes RFID and whether it has an NFC
+ * encoder (a job whose template has `nfc` goes only to such a printer).
+ */
 export const ClaimRequestSchema = z
   .object({
-    printer: z.object({ name: PrinterNameSchema, rfid: z.boolean().default(false) }),
+    printer: z.object({
+      name: PrinterNameSchema,
+      rfid: z.boolean().default(false),
+      /** Absent: no NFC encoder. */
+      nfc: z.boolean().optional(),
+    }),
   })
   .meta({ id: 'ClaimRequest' });
 export type ClaimRequest = z.infer<typeof ClaimRequestSchema>;
@@ -165,6 +173,7 @@ export const ClaimBatchRequestSchema = z
         z.object({
           name: PrinterNameSchema,
           rfid: z.boolean().default(false),
+          nfc: z.boolean().optional(),
           count: z.number().int().min(1).max(MAX_CLAIMS_PER_CALL).default(1),
         }),
       )

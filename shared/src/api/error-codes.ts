@@ -86,6 +86,21 @@ export const ERROR_CODES = {
    * serial; details.available says how many serials remain.
    */
   SERIAL_SPACE_EXHAUSTED: 422,
+  /**
+   * POST /carriers/batch `serials`: serials the workspace already has (registered or allocated);
+   * details.serials names them and nothing is registered.
+   */
+  SERIAL_ALREADY_ALLOCATED: 409,
+  /**
+   * POST /carriers/batch `serials`: serials of the form the workspace's counter hands out (decimal without a
+   * leading zero), which only `count` allocates; details.serials names them.
+   */
+  SERIAL_RESERVED_FOR_COUNTER: 422,
+  /**
+   * POST /carriers/batch `serials` for a product whose epcScheme is sgtin-96: serials SGTIN-96 cannot hold
+   * (not a decimal without leading zeros up to 2^38 - 1); details.serials names them.
+   */
+  SERIAL_NOT_SGTIN96: 422,
   /** No workspace goes by this public company slug (the security advisory feed). */
   COMPANY_NOT_FOUND: 404,
   /**

@@ -25,6 +25,39 @@ const GS3A3_UNESCAPES: ReadonlyMap<string, string> = new Map(
   Object.entries(GS3A3_ESCAPES).map(([ch, esc]) => [esc, ch]),
 );
 
+/**
+ * A serial as a GS3A3 URI component (TDS §5): the seven characters that must be escaped are.
+ *
+ * @example
+ * escapeGs3a3('32a/b'); // '32a%2Fb'
+ */
+export function escapeGs3a3(serial: string): string {
+  return [...serial].map((ch) => GS3A3_ESCAPES[ch] ?? ch).join('');
+}
+
+/**
+ * A GS3A3 URI component back to its characters. A literal character that must be escaped, a stray `%` or
+ * an escape TDS §5 does not define throws `CodecError` `INVALID_SERIAL`.
+ *
+ * @example
+ * unescapeGs3a3('32a%2Fb'); // '32a/b'
+ */
+export function unescapeGs3a3(component: string): string {
+  // TDS §5: these characters appear only escaped; a literal one (or a stray '%') is malformed.
+  if (/[%"&/<>?]/.test(component.replace(/%[0-9A-Fa-f]{2}/g, ''))) {
+    throw new CodecError(
+      'INVALID_SERIAL',
+      `serial ${JSON.stringify(component)} has a character that must be escaped`,
+    );
+  }
+  return component.replace(/%[0-9A-Fa-f]{2}/g, (esc) => {
+    const ch = GS3A3_UNESCAPES.get(esc.toUpperCase());
+    if (ch === undefined)
+      throw new CodecError('INVALID_SERIAL', `escape ${esc} is not allowed in an EPC URI`);
+    return ch;
+  });
+}
+
 /** The pieces of an SGTIN: company prefix digits and indicator + item reference digits. */
 export interface SgtinParts {
   companyPrefix: string;
@@ -81,7 +114,7 @@ export function joinGtin(parts: SgtinParts): string {
  */
 export function sgtinPureIdentityUri(gtin: string, serial: string, companyPrefixLength: number): string {
   const { companyPrefix, indicatorAndItemReference } = splitGtin(gtin, companyPrefixLength);
-  const escaped = [...assertGs1Serial(serial)].map((ch) => GS3A3_ESCAPES[ch] ?? ch).join('');
+  const escaped = escapeGs3a3(assertGs1Serial(serial));
   return `urn:epc:id:sgtin:${companyPrefix}.${indicatorAndItemReference}.${escaped}`;
 }
 
@@ -114,19 +147,7 @@ export function parseSgtinPureIdentityUri(uri: string): SgtinIdentity {
   ) {
     throw new CodecError('INVALID_EPC', `not an SGTIN pure identity URI: ${JSON.stringify(uri)}`);
   }
-  // TDS §5: these characters appear only escaped; a literal one (or a stray '%') is malformed.
-  if (/[%"&/<>?]/.test(rawSerial.replace(/%[0-9A-Fa-f]{2}/g, ''))) {
-    throw new CodecError(
-      'INVALID_SERIAL',
-      `serial ${JSON.stringify(rawSerial)} has a character that must be escaped`,
-    );
-  }
-  const serial = rawSerial.replace(/%[0-9A-Fa-f]{2}/g, (esc) => {
-    const ch = GS3A3_UNESCAPES.get(esc.toUpperCase());
-    if (ch === undefined)
-      throw new CodecError('INVALID_SERIAL', `escape ${esc} is not allowed in an EPC URI`);
-    return ch;
-  });
+  const serial = unescapeGs3a3(rawSerial);
   return {
     gtin: joinGtin({ companyPrefix, indicatorAndItemReference }),
     serial: assertGs1Serial(serial),

@@ -20,6 +20,7 @@ export type CodecErrorCode =
   | 'INVALID_EPC'
   | 'INVALID_FILTER'
   | 'INVALID_COMPANY_PREFIX_LENGTH'
+  | 'SERIAL_NOT_SGTIN96'
   // jcs/
   | 'INVALID_JSON'
   // did/

@@ -19,6 +19,7 @@ import * as m0017 from './0017_seal_receipts.js';
 import * as m0018 from './0018_device_keys.js';
 import * as m0019 from './0019_transparency_log.js';
 import * as m0020 from './0020_print_loop_indexes.js';
+import * as m0021 from './0021_epc_schemes.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018_device_keys': m0018,
   '0019_transparency_log': m0019,
   '0020_print_loop_indexes': m0020,
+  '0021_epc_schemes': m0021,
 };
 
 export const migrationProvider: MigrationProvider = {
