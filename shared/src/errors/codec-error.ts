@@ -17,6 +17,8 @@ export type CodecErrorCode =
   | 'INVALID_EPC'
   | 'INVALID_FILTER'
   | 'INVALID_COMPANY_PREFIX_LENGTH'
+  // nfc/
+  | 'INVALID_NDEF'
   // jcs/
   | 'INVALID_JSON'
   // did/
