@@ -47,6 +47,8 @@ async function main(options: CliOptions): Promise<void> {
     ptyDir,
     hostStatusWhenFaulted: options.hostStatusWhenFaulted,
     mechanics: options.mechanics,
+    nfc: options.nfc,
+    ...(options.tagEpcBits !== undefined ? { tagEpcBits: options.tagEpcBits } : {}),
     log,
   });
   closers.push(() => printer.close());
