@@ -2,7 +2,7 @@
  * The scan: the printed label read back by the printer's scanner (with its retries), or at the console by a
  * person when the printer has none, and compared with the job: the Digital Link, and the EPC on RFID.
  */
-import type { AidcEnvelopeClaims, ScanResult } from '@dpp/shared';
+import { envelopeEpc, type AidcEnvelopeClaims, type ScanResult } from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
 import type { RenderedLabel } from '../render/index.js';
 import type { ScanRead } from '../scanners/index.js';
@@ -86,8 +86,8 @@ export function checkScan(
   if (!o.rfid) return result;
   if (read.epc) {
     const epc = read.epc.toUpperCase();
-    if (epc !== claims.sgtin96_epc)
-      throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${claims.sgtin96_epc}`);
+    const expected = envelopeEpc(claims).hex;
+    if (epc !== expected) throw jobFailure('scan_epc_mismatch', `the tag reads ${epc}, not ${expected}`);
     return { ...result, epcRead: epc, epcMatches: true };
   }
   if (read.epc === null && o.config?.readsRfid) throw jobFailure('scan_notag', 'no tag answered the scanner');

@@ -2,7 +2,7 @@
  * Renders the label of one envelope for one printer and proves it: the payload bytes, a preview PNG of the
  * QR that decodes to the Digital Link, and the render manifest with their hashes.
  */
-import type { AidcEnvelopeClaims, RenderManifest } from '@dpp/shared';
+import { envelopeEpc, type AidcEnvelopeClaims, type RenderManifest } from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
 import { AgentError } from '../errors.js';
 import { renderManifest } from './manifest.js';
@@ -20,18 +20,23 @@ export interface RenderedLabel {
   preview: Buffer;
   /** Whether the payload writes and reads back the EPC. */
   rfid: boolean;
+  /** The EPC the payload writes (upper-case hex), when `rfid`. */
+  epc?: string | undefined;
+  /** Whether the payload writes the Digital Link to the NFC tag and reads it back. */
+  nfc?: boolean | undefined;
   manifest: RenderManifest;
 }
 
 export async function renderLabel(
   claims: AidcEnvelopeClaims,
-  printer: Pick<PrinterConfig, 'language' | 'dpi' | 'rfid' | 'template'>,
+  printer: Pick<PrinterConfig, 'language' | 'dpi' | 'rfid' | 'template'> & { nfc?: boolean | undefined },
   now: Date = new Date(),
 ): Promise<RenderedLabel> {
   const template = effectiveTemplate(claims, printer);
   let payload: Buffer;
   let preview: Buffer;
   let rfid: boolean;
+  let nfc = false;
   if (printer.language === 'zpl') {
     const r = renderZplLabel(claims, template);
     const data = zplQrData(r.zpl);
@@ -39,6 +44,7 @@ export async function renderLabel(
     preview = await provenQrPreview(data, claims.digital_link);
     payload = r.payload;
     rfid = r.rfid;
+    nfc = r.nfc;
   } else {
     const r = await renderPdfLabel(claims, template, now);
     if (decodeQrPng(r.qrPng) !== claims.digital_link)
@@ -57,5 +63,14 @@ export async function renderLabel(
     preview,
     renderedAt: now,
   });
-  return { language: printer.language, template, payload, preview, rfid, manifest };
+  return {
+    language: printer.language,
+    template,
+    payload,
+    preview,
+    rfid,
+    ...(rfid ? { epc: envelopeEpc(claims).hex } : {}),
+    nfc,
+    manifest,
+  };
 }

@@ -1,7 +1,7 @@
 /**
  * The template a label is rendered with: the job's template (from the signed envelope) with the printer's
  * media overrides (size, magnification, text lines) and the printer's own facts (resolution, whether an
- * RFID encoder is fitted). RFID is written only when the job asks for it and the printer can.
+ * RFID or NFC encoder is fitted). A tag is written only when the job asks for it and the printer can.
  */
 import type { AidcEnvelopeClaims, LabelTemplate } from '@dpp/shared';
 import type { PrinterConfig } from '../config/index.js';
@@ -13,7 +13,7 @@ export interface EffectiveTemplate extends LabelTemplate {
 
 export function effectiveTemplate(
   claims: AidcEnvelopeClaims,
-  printer: Pick<PrinterConfig, 'dpi' | 'rfid' | 'template'>,
+  printer: Pick<PrinterConfig, 'dpi' | 'rfid' | 'template'> & { nfc?: boolean | undefined },
 ): EffectiveTemplate {
   const t = claims.label_template;
   const o = printer.template;
@@ -32,6 +32,7 @@ export function effectiveTemplate(
       l.replace(/\{(\w+)\}/g, (m, k: string) => values[k] ?? m),
     ),
     rfid: t.rfid && printer.rfid,
+    nfc: (t.nfc ?? false) && (printer.nfc ?? false),
   };
 }
 

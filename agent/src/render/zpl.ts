@@ -1,11 +1,20 @@
 /**
  * A ZPL label: the QR code carries the Digital Link (`^BQN,2,<mag>^FDMA,<link>^FS`: the switches first,
  * or a printer eats the first characters), text lines beside it, and with RFID the SGTIN-96 written by
- * `^RFW` then read back with `^RFR` + `^HV` so the host can compare before attesting. `^RS` states the
+ * `^RFW` then read back with `^RFR` + `^HV` so the host can compare before attesting (an SGTIN-198 with its PC
+ * word first, see the shared writer), and with NFC the Digital Link as an NDEF URI record written by `^WT` and
+ * read back by `^RT` + `^HV` (docs/device-protocol.md). `^RS` states the
  * error handling, E (the printer stops in error mode with the format held), never the silent factory
  * default N that drops the format and tells the host nothing.
  */
-import { ZplLabelBuilder, envelopeEpc, type AidcEnvelopeClaims } from '@dpp/shared';
+import {
+  NFC_MAX_READ_BACK_BLOCKS,
+  NFC_TYPE2_BLOCK_BYTES,
+  ZplLabelBuilder,
+  envelopeEpc,
+  ndefUriTagData,
+  type AidcEnvelopeClaims,
+} from '@dpp/shared';
 import { AgentError } from '../errors.js';
 import { qrModuleCount } from './qr.js';
 import { labelText, type EffectiveTemplate } from './template.js';
@@ -19,6 +28,8 @@ export interface RenderedZpl {
   zpl: string;
   /** Whether the format writes and reads back the EPC. */
   rfid: boolean;
+  /** Whether the format writes and reads back the NFC tag's NDEF URI record. */
+  nfc: boolean;
   /** Text lines that did not fit the label. */
   omittedLines: number;
 }
@@ -41,7 +52,8 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     );
   }
   const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length, utf8: true });
-  if (template.rfid) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
+  const nfcData = template.nfc ? nfcTagData(claims.digital_link) : null;
+  if (template.rfid || template.nfc) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
   b.qr(margin, margin, claims.digital_link, {
     magnification: template.qrMagnification,
     errorCorrection: 'M',
@@ -65,13 +77,32 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     b.text(x, y, text, { height: textHeight });
     y += step;
   }
-  if (template.rfid) b.writeEpc(envelopeEpc(claims).hex).readBackEpc();
+  if (template.rfid) {
+    const epc = envelopeEpc(claims).hex;
+    b.writeEpc(epc).readBackEpc({ epcBytes: epc.length / 2 });
+  }
+  if (nfcData) b.writeNfcTag(nfcData).readBackNfcTag(Math.ceil(nfcData.length / NFC_TYPE2_BLOCK_BYTES));
   const zpl = b.toString() + '\n';
   return {
     language: 'zpl',
     payload: Buffer.from(zpl, 'utf8'),
     zpl,
     rfid: template.rfid,
+    nfc: template.nfc ?? false,
     omittedLines: omitted,
   };
+}
+
+/** The NDEF TLV of the Digital Link, refused when its read-back would not fit one `^HV` answer. */
+function nfcTagData(link: string): Uint8Array {
+  const data = ndefUriTagData(link);
+  const blocks = Math.ceil(data.length / NFC_TYPE2_BLOCK_BYTES);
+  if (blocks > NFC_MAX_READ_BACK_BLOCKS) {
+    throw new AgentError(
+      'TEMPLATE_TOO_SMALL',
+      `the Digital Link's NDEF record (${data.length} bytes) is longer than one NFC read-back returns (${NFC_MAX_READ_BACK_BLOCKS * NFC_TYPE2_BLOCK_BYTES})`,
+      { details: { bytes: data.length } },
+    );
+  }
+  return data;
 }
