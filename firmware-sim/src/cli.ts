@@ -94,6 +94,7 @@ async function main(options: CliOptions): Promise<void> {
       formatIndex: l.formatIndex,
       void: l.void,
       epc: l.epc,
+      ...(l.nfcUri !== null ? { nfcUri: l.nfcUri } : {}),
       content: l.content,
       pngPath: l.pngPath,
     }),
