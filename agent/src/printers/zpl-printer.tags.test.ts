@@ -191,4 +191,23 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter tags over %s', (kind) => {
       [true, r.epc],
     ]);
   });
+
+  it('takes an NFC read-back of a label sent later as this one gone unanswered, and keeps it for that label', async () => {
+    await start();
+    const lost = withTags(claimsFor('7105'), { rfid: false, nfc: true });
+    const later = withTags(claimsFor('7106'), { rfid: false, nfc: true });
+    const r = await renderLabel(later, printer);
+    await driver.send(r.payload, '7106');
+    const err = await driver
+      .awaitCompletion({
+        expectedNfcUri: lost.digital_link,
+        sentLaterLink: (uri) => uri === later.digital_link,
+        timeoutMs: 15_000,
+      })
+      .catch((e: unknown) => e);
+    expect(isAgentError(err, 'PRINT_TIMEOUT')).toBe(true);
+    expect((err as { details: unknown }).details).toEqual({ readBack: later.digital_link });
+    const done = await driver.awaitCompletion({ expectedNfcUri: later.digital_link, timeoutMs: 15_000 });
+    expect(done).toMatchObject({ nfcReadBack: later.digital_link, voidLabels: 0 });
+  });
 });
