@@ -14,7 +14,7 @@ const bytes = (h: string) => new Uint8Array(Buffer.from(h.replace(/\s/g, ''), 'h
 
 describe('NDEF URI record', () => {
   it('encodes the NFC Forum URI RTD example: "http://www.nfc.com" as code 0x01 and "nfc.com"', () => {
-    // URI RTD 1.0 Appendix A.1: payload 01 6E 66 63 2E 63 6F 6D, in a short well-known record D1 01 08 55.
+    // The URI RTD's own example: payload 01 6E 66 63 2E 63 6F 6D, in a short well-known record D1 01 08 55.
     expect(hex(encodeNdefUriMessage('http://www.nfc.com'))).toBe('D1010855016E66632E636F6D');
   });
 
