@@ -32,6 +32,7 @@ export type AgentErrorCode =
   | 'PRINTER_NO_ANSWER'
   | 'PRINT_TIMEOUT'
   | 'RFID_READBACK_MISMATCH'
+  | 'NFC_READBACK_MISMATCH'
   | 'SCANNER_TIMEOUT'
   // a format the printer dropped unstarted when another attempt cancelled what it held
   | 'FORMAT_CANCELLED'

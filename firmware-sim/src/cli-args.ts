@@ -17,6 +17,10 @@ export interface CliOptions {
   faults: FaultName[];
   scripts: Array<{ n: number; fault: LabelFault }>;
   hostStatusWhenFaulted: 'answer' | 'silent';
+  /** An NFC encoder is fitted (--nfc). */
+  nfc: boolean;
+  /** EPC memory of the UHF inlays, bits (--tag-epc-bits); undefined: the default 496. */
+  tagEpcBits: number | undefined;
   /** The mechanical model; null with --instant. */
   mechanics: PrinterMechanics | null;
   verbose: boolean;
@@ -39,10 +43,12 @@ export const USAGE = `usage: npm run sim -- [options]
   --label-length IN        label pitch, inches (default 2)
   --encode-ms N            RFID write time per tag, ms (default 100)
   --readback-ms N          RFID read-back (verify) time per tag, ms (default 40)
+  --nfc                    fit an NFC (HF) encoder: ^WT/^RT write and read an NTAG215-like tag
+  --tag-epc-bits N         EPC memory of the UHF inlays, 96 to 496 bits (default 496)
   --instant                no mechanical model: labels come out as fast as they render
   --hs-silent              no ~HS answer while media out, ribbon out or head open
   --verbose                debug logs on stderr
-Faults: paperOut ribbonOut headOpen paused smudged voidTag wrongContent disconnect dropAfterPrint`;
+Faults: paperOut ribbonOut headOpen paused smudged voidTag voidNfcTag wrongContent disconnect dropAfterPrint`;
 
 export class CliUsageError extends Error {}
 
@@ -72,6 +78,14 @@ function oneOf<T extends string>(
   return value as T;
 }
 
+function tagEpcBits(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = int('tag-epc-bits', value, 0);
+  if (n < 96 || n > 496 || n % 16 !== 0)
+    throw new CliUsageError('--tag-epc-bits must be whole 16-bit words from 96 to 496');
+  return n;
+}
+
 export function parseCliArgs(argv: string[]): CliOptions {
   const { values } = parseArgs({
     args: argv,
@@ -95,6 +109,8 @@ export function parseCliArgs(argv: string[]): CliOptions {
       'encode-ms': { type: 'string' },
       'readback-ms': { type: 'string' },
       instant: { type: 'boolean' },
+      nfc: { type: 'boolean' },
+      'tag-epc-bits': { type: 'string' },
       verbose: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -126,6 +142,8 @@ export function parseCliArgs(argv: string[]): CliOptions {
     faults,
     scripts,
     hostStatusWhenFaulted: values['hs-silent'] ? 'silent' : 'answer',
+    nfc: values.nfc ?? false,
+    tagEpcBits: tagEpcBits(values['tag-epc-bits']),
     mechanics: values.instant
       ? null
       : {

@@ -47,6 +47,8 @@ async function main(options: CliOptions): Promise<void> {
     ptyDir,
     hostStatusWhenFaulted: options.hostStatusWhenFaulted,
     mechanics: options.mechanics,
+    nfc: options.nfc,
+    ...(options.tagEpcBits !== undefined ? { tagEpcBits: options.tagEpcBits } : {}),
     log,
   });
   closers.push(() => printer.close());
@@ -92,6 +94,7 @@ async function main(options: CliOptions): Promise<void> {
       formatIndex: l.formatIndex,
       void: l.void,
       epc: l.epc,
+      ...(l.nfcUri !== null ? { nfcUri: l.nfcUri } : {}),
       content: l.content,
       pngPath: l.pngPath,
     }),

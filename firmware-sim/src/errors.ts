@@ -6,7 +6,8 @@ export type SimErrorCode =
   | 'RENDER_FAILED'
   | 'TIMEOUT'
   | 'INVALID_OPTION'
-  | 'RFID_MEMORY_OVERRUN';
+  | 'RFID_MEMORY_OVERRUN'
+  | 'NFC_WRITE_REFUSED';
 
 export class SimError extends Error {
   override readonly name: string = 'SimError';

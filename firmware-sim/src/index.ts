@@ -1,5 +1,5 @@
 /**
- * @dpp/firmware-sim: a simulated ZPL label printer with RFID encoder, and a scanner, on a real pty
+ * @dpp/firmware-sim: a simulated ZPL label printer with RFID (and optionally NFC) encoder, and a scanner, on a real pty
  * or TCP port, with fault injection. This file is the package's only public door.
  */
 export { startPrinter, type StartPrinterOptions, type PrinterHandle } from './printer/start-printer.js';

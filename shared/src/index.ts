@@ -7,6 +7,7 @@ export * from './events/index.js';
 export * from './errors/codec-error.js';
 export * from './gs1/index.js';
 export * from './epc/index.js';
+export * from './nfc/index.js';
 export * from './jcs/index.js';
 export * from './webhooks/index.js';
 export * from './did/index.js';

@@ -84,6 +84,10 @@ describe('config', () => {
     ],
     [{ printers: [zebra, zebra] }, /printers\[1\]\.name: duplicate name zebra-1/],
     [{ printers: [{ ...zebra, language: 'pdf' }] }, /printers\[0\]\.rfid: RFID needs a ZPL printer/],
+    [
+      { printers: [{ ...zebra, rfid: false, nfc: true, language: 'pdf' }] },
+      /printers\[0\]\.nfc: NFC needs a ZPL printer/,
+    ],
     [{ console: { host: '0.0.0.0' } }, /console\.host/],
     [{ surprise: true }, /surprise/],
   ])('fails with one line naming the file and the field (%#)', (obj, pattern) => {

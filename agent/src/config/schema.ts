@@ -116,6 +116,11 @@ export const PrinterConfigSchema = z
     dpi: z.union([z.literal(203), z.literal(300), z.literal(600)]).default(203),
     /** An RFID encoder is fitted (ZPL only): jobs that need RFID are claimed, EPCs written and read back. */
     rfid: z.boolean().default(false),
+    /**
+     * An NFC (HF, 13.56 MHz) encoder is fitted (ZPL only): labels whose template asks for NFC get the Digital
+     * Link written to their NFC tag as an NDEF URI record, read back and compared.
+     */
+    nfc: z.boolean().default(false),
     template: TemplateOverrideSchema.default({}),
     scanner: ScannerConfigSchema.optional(),
     /**
@@ -141,6 +146,8 @@ export const PrinterConfigSchema = z
   .superRefine((p, ctx) => {
     if (p.rfid && p.language !== 'zpl')
       ctx.addIssue({ code: 'custom', path: ['rfid'], message: 'RFID needs a ZPL printer' });
+    if (p.nfc && p.language !== 'zpl')
+      ctx.addIssue({ code: 'custom', path: ['nfc'], message: 'NFC needs a ZPL printer' });
   });
 export type PrinterConfig = z.infer<typeof PrinterConfigSchema>;
 

@@ -2,7 +2,8 @@
  * Who attests a print (PRINTED_ATTESTED), decided per label. The device attests only on evidence of its
  * own that the label physically came out:
  *
- * - `rfid_readback`: the tag of the printed label read back (`^HV`) equals the EPC written;
+ * - `rfid_readback`: the tags of the printed label read back (`^HV`) equal what was written: the EPC of its
+ *   UHF tag, and (`nfcReadBack`) the Digital Link of its NFC tag's NDEF URI record (NFC is HF RFID);
  * - `printer_status`: a ZPL printer on a two-way line whose `~HS` after the print shows the format left
  *   the buffer with nothing stopping the printer (no paper out, head open, pause, ribbon out).
  *
@@ -39,11 +40,12 @@ export function deviceAttestation(
     ...(completion.statusAfter ? { printerStatus: statusEvidence(completion.statusAfter) } : {}),
     attestedAt: at.toISOString(),
   };
-  if (completion.epcReadBack) {
+  if (completion.epcReadBack || completion.nfcReadBack) {
     return {
       ...base,
       method: 'rfid_readback',
-      epcReadBack: completion.epcReadBack,
+      ...(completion.epcReadBack ? { epcReadBack: completion.epcReadBack } : {}),
+      ...(completion.nfcReadBack ? { nfcReadBack: completion.nfcReadBack } : {}),
       ...(completion.voidLabels > 0
         ? { note: `${completion.voidLabels} VOID label(s) before this one` }
         : {}),

@@ -24,6 +24,7 @@ const BY_CODE: Partial<Record<AgentError['code'], FailureReason>> = {
   TRANSPORT_CLOSED: 'line_dropped',
   PRINT_TIMEOUT: 'print_timeout',
   RFID_READBACK_MISMATCH: 'rfid_void',
+  NFC_READBACK_MISMATCH: 'nfc_void',
   SCANNER_TIMEOUT: 'scan_timeout',
 };
 

@@ -280,6 +280,25 @@ describe('JobJournal', () => {
     expect(j.prune(1)).toBe(1);
     expect(j.attempts(first.job_ref)).toHaveLength(1);
   });
+
+  it('keeps the EPC of either scheme: an SGTIN-198 claim has no SGTIN-96', () => {
+    const j = new JobJournal(db);
+    const hex = '36364433400D1EE0B760C18ADF00000000000000000000000000';
+    const claims = {
+      ...claimsFor('9201'),
+      serial: 'A7001-x',
+      sgtin96_epc: null,
+      epc: { scheme: 'sgtin-198' as const, hex },
+    };
+    j.record('zebra-1', claims);
+    j.record('zebra-1', claimsFor('9202'));
+    expect(
+      j
+        .attempts(claims.job_ref)
+        .map((a) => a.epc)
+        .sort(),
+    ).toEqual([hex, claimsFor('9202').sgtin96_epc!].sort());
+  });
 });
 
 describe('JobRun envelope checks', () => {

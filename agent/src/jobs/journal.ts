@@ -15,7 +15,8 @@ export interface JournalEntry {
   gtin: string;
   serial: string;
   digitalLink: string;
-  sgtin96Epc: string;
+  /** The label's EPC (SGTIN-96 or SGTIN-198), upper-case hex; '' for a claim that names none. */
+  epc: string;
   envelopeJti: string;
   claims: AidcEnvelopeClaims;
   evidence: Record<string, unknown>;
@@ -57,7 +58,7 @@ function entryOf(r: Row): JournalEntry {
     gtin: r.gtin,
     serial: r.serial,
     digitalLink: r.digital_link,
-    sgtin96Epc: r.sgtin96_epc,
+    epc: r.sgtin96_epc,
     envelopeJti: r.envelope_jti,
     claims: JSON.parse(r.claims) as AidcEnvelopeClaims,
     evidence: JSON.parse(r.evidence) as Record<string, unknown>,
@@ -100,7 +101,8 @@ export class JobJournal {
         claims.gtin,
         claims.serial,
         claims.digital_link,
-        claims.sgtin96_epc,
+        // The column keeps its first name; it holds the EPC of either scheme.
+        claims.epc?.hex ?? claims.sgtin96_epc ?? '',
         claims.jti,
         JSON.stringify(claims),
         at,

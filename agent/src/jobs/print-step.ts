@@ -28,11 +28,11 @@ export async function sendLabel(
 ): Promise<SpoolReceipt> {
   const d = run.deps;
   await alsoWaitFor;
-  const perLabel = rendered.rfid && d.printer.twoWay;
+  const perLabel = (rendered.rfid || !!rendered.nfc) && d.printer.twoWay;
   const { result } = await d.lane.send(
     run.attemptId,
     rendered.manifest.digitalLink,
-    rendered.rfid ? rendered.manifest.sgtin96Epc : undefined,
+    rendered.rfid ? rendered.epc : undefined,
     perLabel,
     run.signal,
     async (ahead) => {

@@ -89,9 +89,11 @@ function completion(
       : d.printerConfig.printTimeoutMs;
   return d.printer.awaitCompletion({
     expectedEpc: rendered.rfid ? envelopeEpc(claims).hex : undefined,
+    expectedNfcUri: rendered.nfc ? claims.digital_link : undefined,
     timeoutMs,
     signal,
     sentLater: (epc) => d.lane.epcSentLaterThan(run.ticket, epc),
+    sentLaterLink: (uri) => d.lane.sentLaterThan(run.ticket, uri),
     onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
   });
 }

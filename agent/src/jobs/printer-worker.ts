@@ -79,7 +79,11 @@ export class PrinterWorker {
     this.log = opts.log.child({ printer: opts.config.name });
     if (!opts.driver.twoWay) this.state = 'ready';
     // Queue a format behind one printing only where each label gives its own evidence (the ^HV read-back).
-    this.lane = new PrintLane(opts.driver, opts.driver.twoWay && opts.config.rfid, this.log);
+    this.lane = new PrintLane(
+      opts.driver,
+      opts.driver.twoWay && (opts.config.rfid || opts.config.nfc),
+      this.log,
+    );
   }
 
   get name(): string {
@@ -136,7 +140,7 @@ export class PrinterWorker {
       .sort((a, b) => sentAt(a).localeCompare(sentAt(b)));
     const cleared = new Set(held > 0 ? sent.slice(-held).map((e) => e.attemptId) : []);
     const order = new Map(
-      sent.map((e) => [e.attemptId, this.lane.sentBefore(e.attemptId, e.digitalLink, e.sgtin96Epc)]),
+      sent.map((e) => [e.attemptId, this.lane.sentBefore(e.attemptId, e.digitalLink, e.epc)]),
     );
     this.resumable = entries.map((entry) => ({
       entry,

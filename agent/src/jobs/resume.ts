@@ -43,7 +43,8 @@ export function sameLabel(before: AidcEnvelopeClaims, fresh: AidcEnvelopeClaims)
     before.gtin === fresh.gtin &&
     before.serial === fresh.serial &&
     before.digital_link === fresh.digital_link &&
-    before.sgtin96_epc === fresh.sgtin96_epc;
+    // The EPC of either scheme (an envelope of an earlier control plane names only its SGTIN-96).
+    (before.epc?.hex ?? before.sgtin96_epc) === (fresh.epc?.hex ?? fresh.sgtin96_epc);
   if (!same)
     throw jobFailure(
       'envelope_mismatch',

@@ -26,6 +26,20 @@ describe('checkScan', () => {
     ).toMatchObject({ epcRead: claims.sgtin96_epc, epcMatches: true });
   });
 
+  it('compares the EPC of either scheme: an SGTIN-198 claim names it in epc', () => {
+    const hex = '36364433400D1EE0B760C18ADF00000000000000000000000000';
+    const c198 = { ...claims, sgtin96_epc: null, epc: { scheme: 'sgtin-198', hex } } as AidcEnvelopeClaims;
+    expect(
+      checkScan({ symbol: claims.digital_link, epc: hex }, { ...base, claims: c198, rfid: true }),
+    ).toMatchObject({ epcRead: hex, epcMatches: true });
+    expect(() =>
+      checkScan(
+        { symbol: claims.digital_link, epc: `${hex.slice(0, 50)}01` },
+        { ...base, claims: c198, rfid: true },
+      ),
+    ).toThrow(/the tag reads/);
+  });
+
   it('fails a label with no code, another link, another EPC, or no tag where the scanner reads RFID', () => {
     const reason = (fn: () => unknown) => {
       try {

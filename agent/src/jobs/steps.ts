@@ -37,6 +37,7 @@ export type FailureReason =
   | 'line_dropped'
   | 'print_timeout'
   | 'rfid_void'
+  | 'nfc_void'
   | 'scan_noread'
   | 'scan_mismatch'
   | 'scan_epc_mismatch'

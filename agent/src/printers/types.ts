@@ -9,6 +9,8 @@ import type { PrinterTransport, SendReceipt } from '../transports/index.js';
 export interface CompletionOptions {
   /** With RFID: the EPC the tag must read back (`^HV`). */
   expectedEpc?: string | undefined;
+  /** With NFC: the URI the NFC tag's NDEF record must read back (`^HV`). */
+  expectedNfcUri?: string | undefined;
   timeoutMs: number;
   signal?: AbortSignal | undefined;
   /**
@@ -16,6 +18,8 @@ export interface CompletionOptions {
    * behind it). Such an answer is not this label's VOID: the printer has moved past it unanswered.
    */
   sentLater?: ((epc: string) => boolean) | undefined;
+  /** With NFC: the same for a URI read back from an NFC tag (the Digital Link of a later label). */
+  sentLaterLink?: ((uri: string) => boolean) | undefined;
   /** Every status seen while waiting (for MQTT and the console). */
   onStatus?: ((status: PrinterStatus) => void) | undefined;
 }
@@ -29,6 +33,8 @@ export type Completion =
       statusAfter: PrinterStatus | null;
       /** The EPC read back from the label's tag, equal to the expected one. */
       epcReadBack?: string;
+      /** The URI read back from the label's NFC tag, equal to the expected one. */
+      nfcReadBack?: string;
       /** VOID labels printed before the good one (failed encodes the printer retried). */
       voidLabels: number;
     };

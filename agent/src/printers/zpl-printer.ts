@@ -3,11 +3,15 @@
  * keeps quiet (the guide says it does not answer `~HS` while media out, ribbon out or head open); both
  * parsed by the shared `ZplResponseParser`, which also yields the `^HV` read-backs of printed labels.
  *
- * Completion evidence: with RFID, the `^HV` answer of the label equals the EPC written (a VOID label
- * answers the blank tag; after `RFID_TRIES` of those the printer holds the format in error mode); without
- * RFID, `~HS` shows the format left the buffer and nothing stops the printer.
+ * Completion evidence: with RFID, the `^HV` answer of the label (`EPC:`) equals the EPC written; with NFC,
+ * the `^HV` answer of its NFC tag (`NFC:`) decodes to an NDEF URI record of the Digital Link; a label with
+ * both answers both, and is good only when both are (a VOID label answers its blank tags; after `RFID_TRIES`
+ * of those the printer holds the format in error mode); without tags, `~HS` shows the format left the buffer
+ * and nothing stops the printer.
  */
 import {
+  ZPL_NFC_READ_BACK,
+  uriOfTagData,
   ZPL_CANCEL_ALL,
   ZPL_PAUSE,
   ZPL_QUERY_ERROR_STATUS,
@@ -22,6 +26,17 @@ import { RFID_TRIES } from '../render/zpl.js';
 import type { ByteLink, PrinterTransport, SendReceipt } from '../transports/index.js';
 import { abortReason, sleep } from '../util/time.js';
 import type { Completion, CompletionOptions, PrinterDriver } from './types.js';
+
+/** The URI of an NFC read-back (the tag's data area in hex), or null when it holds no NDEF URI record. */
+function uriOfReadBack(hex: string): string | null {
+  const data = hex.trim();
+  if (!/^(?:[0-9A-Fa-f]{2})*$/.test(data)) return null;
+  try {
+    return uriOfTagData(new Uint8Array(Buffer.from(data, 'hex')));
+  } catch {
+    return null;
+  }
+}
 
 export interface ZplPrinterOptions {
   name: string;
@@ -164,57 +179,103 @@ export class ZplPrinter implements PrinterDriver {
   }
 
   async awaitCompletion(options: CompletionOptions): Promise<Completion> {
-    return options.expectedEpc
-      ? this.awaitReadBack(options.expectedEpc, options)
+    return options.expectedEpc || options.expectedNfcUri
+      ? this.awaitReadBack(options)
       : this.awaitBufferEmpty(options);
   }
 
-  private async awaitReadBack(expected: string, o: CompletionOptions): Promise<Completion> {
+  /**
+   * Waits for the read-backs of each label the format prints, VOID ones included, until one label reads back
+   * every tag as written: the EPC (`EPC:`) and the NFC tag's URI (`NFC:`, decoded from its NDEF TLV; null
+   * when it holds no URI record). A read-back of a label sent later means this one went unanswered.
+   */
+  private async awaitReadBack(o: CompletionOptions): Promise<Completion> {
+    const expectedEpc = o.expectedEpc?.toUpperCase();
+    const expectedUri = o.expectedNfcUri;
     const deadline = Date.now() + o.timeoutMs;
     const watcher = new AbortController();
     const watch = this.watchStatus(o, watcher.signal);
     let voids = 0;
     try {
       for (;;) {
-        const left = deadline - Date.now();
-        if (left <= 0) throw this.timeout(o.timeoutMs);
-        let answer;
-        try {
-          answer = await this.next('hostVerification', left, o.signal);
-        } catch (err) {
-          if (isAgentError(err, 'PRINTER_NO_ANSWER')) throw this.timeout(o.timeoutMs);
-          throw err;
+        const label: { epc?: string; uri?: string | null } = {};
+        while (
+          (expectedEpc !== undefined && label.epc === undefined) ||
+          (expectedUri !== undefined && label.uri === undefined)
+        ) {
+          const answer = await this.nextReadBack(deadline, o);
+          const nfc = answer.header === ZPL_NFC_READ_BACK.header;
+          // A second answer of the same tag before the other one: the other answer of this label is lost.
+          if (nfc ? label.uri !== undefined : label.epc !== undefined) {
+            this.answers.unshift(answer);
+            break;
+          }
+          if (nfc) label.uri = uriOfReadBack(answer.data);
+          else label.epc = answer.data.trim().toUpperCase();
+          const later = nfc
+            ? label.uri !== expectedUri && label.uri !== null && !!o.sentLaterLink?.(label.uri!)
+            : label.epc !== expectedEpc && !!o.sentLater?.(label.epc!);
+          if (later) {
+            // A later label answered: this one went unanswered (its answer was lost with a line). It stays for
+            // that label's own wait; this one is in doubt.
+            this.answers.unshift(answer);
+            throw new AgentError('PRINT_TIMEOUT', `${this.name}: a later label answered before this one`, {
+              details: { readBack: nfc ? label.uri : label.epc },
+            });
+          }
         }
-        const epc = answer.data.trim().toUpperCase();
-        if (epc !== expected.toUpperCase() && o.sentLater?.(epc)) {
-          // A later label answered: this one went unanswered (its answer was lost with a line). It stays for
-          // that label's own wait; this one is in doubt.
-          this.answers.unshift(answer);
-          throw new AgentError('PRINT_TIMEOUT', `${this.name}: a later label answered before this one`, {
-            details: { readBack: epc },
-          });
-        }
-        if (epc === expected.toUpperCase()) {
+        const epcOk = expectedEpc === undefined || label.epc === expectedEpc;
+        const uriOk = expectedUri === undefined || label.uri === expectedUri;
+        if (epcOk && uriOk) {
           watcher.abort();
           await watch;
           const statusAfter = await this.status().catch(() => null);
-          return { evidence: 'printer', statusAfter, epcReadBack: epc, voidLabels: voids };
+          return {
+            evidence: 'printer',
+            statusAfter,
+            ...(label.epc !== undefined ? { epcReadBack: label.epc } : {}),
+            ...(typeof label.uri === 'string' ? { nfcReadBack: label.uri } : {}),
+            voidLabels: voids,
+          };
         }
         voids++;
-        if (voids >= RFID_TRIES) {
-          throw new AgentError(
-            'RFID_READBACK_MISMATCH',
-            `${this.name}: the tag read back ${epc}, not ${expected}, on ${voids} labels`,
-            {
-              details: { readBack: epc, expected, voidLabels: voids },
-            },
-          );
-        }
+        if (voids >= RFID_TRIES) throw this.readBackMismatch(epcOk, label, o, voids);
       }
     } finally {
       watcher.abort();
       await watch;
     }
+  }
+
+  private async nextReadBack(deadline: number, o: CompletionOptions) {
+    const left = deadline - Date.now();
+    if (left <= 0) throw this.timeout(o.timeoutMs);
+    try {
+      return await this.next('hostVerification', left, o.signal);
+    } catch (err) {
+      if (isAgentError(err, 'PRINTER_NO_ANSWER')) throw this.timeout(o.timeoutMs);
+      throw err;
+    }
+  }
+
+  private readBackMismatch(
+    epcOk: boolean,
+    label: { epc?: string; uri?: string | null },
+    o: CompletionOptions,
+    voids: number,
+  ): AgentError {
+    if (!epcOk) {
+      return new AgentError(
+        'RFID_READBACK_MISMATCH',
+        `${this.name}: the tag read back ${label.epc ?? 'nothing'}, not ${o.expectedEpc}, on ${voids} labels`,
+        { details: { readBack: label.epc ?? null, expected: o.expectedEpc, voidLabels: voids } },
+      );
+    }
+    return new AgentError(
+      'NFC_READBACK_MISMATCH',
+      `${this.name}: the NFC tag read back ${label.uri ?? 'no URI record'}, not ${o.expectedNfcUri}, on ${voids} labels`,
+      { details: { readBack: label.uri ?? null, expected: o.expectedNfcUri, voidLabels: voids } },
+    );
   }
 
   /** Polls status while a label prints, for the console and MQTT. */

@@ -5,6 +5,7 @@
  * and the render manifest with their hashes and every carrier of the label.
  */
 import {
+  envelopeEpc,
   zplDataMatrixData,
   zplGs1128Data,
   type AidcEnvelopeClaims,
@@ -30,12 +31,16 @@ export interface RenderedLabel {
   preview: Buffer;
   /** Whether the payload writes and reads back the EPC. */
   rfid: boolean;
+  /** The EPC the payload writes (upper-case hex), when `rfid`. */
+  epc?: string | undefined;
+  /** Whether the payload writes the Digital Link to the NFC tag and reads it back. */
+  nfc?: boolean | undefined;
   manifest: RenderManifest;
 }
 
 export async function renderLabel(
   claims: AidcEnvelopeClaims,
-  printer: Pick<PrinterConfig, 'language' | 'dpi' | 'rfid' | 'template'>,
+  printer: Pick<PrinterConfig, 'language' | 'dpi' | 'rfid' | 'template'> & { nfc?: boolean | undefined },
   now: Date = new Date(),
 ): Promise<RenderedLabel> {
   const template = effectiveTemplate(claims, printer);
@@ -44,6 +49,7 @@ export async function renderLabel(
   let preview: Buffer;
   let rfid: boolean;
   let symbolImage: (kind: SymbolKind) => Promise<Buffer | null>;
+  let nfc = false;
   if (printer.language === 'zpl') {
     const r = renderZplLabel(claims, template);
     const data = zplQrData(r.zpl);
@@ -52,6 +58,7 @@ export async function renderLabel(
     payload = r.payload;
     rfid = r.rfid;
     symbolImage = (kind) => drawnFromFormat(kind, r.zpl);
+    nfc = r.nfc;
   } else {
     const r = await renderPdfLabel(claims, template, now);
     if (decodeQrPng(r.qrPng) !== claims.digital_link)
@@ -81,7 +88,16 @@ export async function renderLabel(
     preview,
     renderedAt: now,
   });
-  return { language: printer.language, template, payload, preview, rfid, manifest };
+  return {
+    language: printer.language,
+    template,
+    payload,
+    preview,
+    rfid,
+    ...(rfid ? { epc: envelopeEpc(claims).hex } : {}),
+    nfc,
+    manifest,
+  };
 }
 
 /** The symbol a printer will draw for the first field of `kind` in the format, drawn by bwip-js. */

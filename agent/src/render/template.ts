@@ -1,7 +1,7 @@
 /**
  * The template a label is rendered with: the job's template (from the signed envelope) with the printer's
  * media overrides (size, magnification, text lines) and the printer's own facts (resolution, whether an
- * RFID encoder is fitted). RFID is written only when the job asks for it and the printer can. The
+ * RFID or NFC encoder is fitted). A tag is written only when the job asks for it and the printer can. The
  * DataMatrix and GS1-128 come from the job's template as they are.
  */
 import type { AidcEnvelopeClaims, LabelTemplate } from '@dpp/shared';
@@ -14,7 +14,7 @@ export interface EffectiveTemplate extends LabelTemplate {
 
 export function effectiveTemplate(
   claims: AidcEnvelopeClaims,
-  printer: Pick<PrinterConfig, 'dpi' | 'rfid' | 'template'>,
+  printer: Pick<PrinterConfig, 'dpi' | 'rfid' | 'template'> & { nfc?: boolean | undefined },
 ): EffectiveTemplate {
   const t = claims.label_template;
   const o = printer.template;
@@ -36,7 +36,7 @@ export function effectiveTemplate(
     // Printed symbols need nothing of the printer beyond printing.
     dataMatrix: t.dataMatrix ?? null,
     gs1128: t.gs1128 ?? false,
-    nfc: t.nfc ?? false,
+    nfc: (t.nfc ?? false) && (printer.nfc ?? false),
   };
 }
 

@@ -2,21 +2,27 @@
  * A ZPL label: the QR code carries the Digital Link (`^BQN,2,<mag>^FDMA,<link>^FS`: the switches first,
  * or a printer eats the first characters), a DataMatrix (`^BX`, the Digital Link or the element string
  * `(01)…(21)…` with its human-readable line) and a GS1-128 (`^BC`) when the template asks for them, laid
- * out by `layout.ts`, text lines beside them, and with RFID the EPC written by
- * `^RFW` then read back with `^RFR` + `^HV` so the host can compare before attesting. `^RS` states the
+ * out by `layout.ts`, text lines beside them; with RFID the EPC written by `^RFW` then read back with
+ * `^RFR` + `^HV` so the host can compare before attesting (an SGTIN-198 with its PC word first, see the
+ * shared writer), and with NFC the Digital Link as an NDEF URI record written by `^WT` and read back by
+ * `^RT` + `^HV` (docs/device-protocol.md). `^RS` states the
  * error handling, E (the printer stops in error mode with the format held), never the silent factory
  * default N that drops the format and tells the host nothing.
  */
 import {
+  NFC_MAX_READ_BACK_BLOCKS,
+  NFC_TYPE2_BLOCK_BYTES,
   ZplLabelBuilder,
   code128Modules,
   dataMatrixModules,
   envelopeEpc,
   gs1ElementString,
+  ndefUriTagData,
   zplGs1128Data,
   zplGs1128FieldData,
   type AidcEnvelopeClaims,
 } from '@dpp/shared';
+import { AgentError } from '../errors.js';
 import { layoutLabel } from './layout.js';
 import { dataMatrixSymbol, labelSymbols } from './symbols.js';
 import { zplQrModuleCount } from './qr.js';
@@ -31,6 +37,8 @@ export interface RenderedZpl {
   zpl: string;
   /** Whether the format writes and reads back the EPC. */
   rfid: boolean;
+  /** Whether the format writes and reads back the NFC tag's NDEF URI record. */
+  nfc: boolean;
   /** Text lines that did not fit the label. */
   omittedLines: number;
 }
@@ -84,7 +92,8 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     describe: `${template.widthMm} x ${template.heightMm} mm at ${dpi} dpi`,
   });
   const b = new ZplLabelBuilder({ widthDots: width, lengthDots: length, utf8: true });
-  if (template.rfid) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
+  const nfcData = template.nfc ? nfcTagData(claims.digital_link) : null;
+  if (template.rfid || template.nfc) b.rfidSetup({ tries: RFID_TRIES, onError: 'E' });
   b.qr(layout.qr.x, layout.qr.y, claims.digital_link, { magnification: mag, errorCorrection: 'M' });
   if (symbols.dataMatrix && layout.dataMatrix) {
     const { at, hri } = layout.dataMatrix;
@@ -113,13 +122,32 @@ export function renderZplLabel(claims: AidcEnvelopeClaims, template: EffectiveTe
     b.text(area.x, y, text, { height: textHeight });
     y += step;
   }
-  if (template.rfid) b.writeEpc(envelopeEpc(claims).hex).readBackEpc();
+  if (template.rfid) {
+    const epc = envelopeEpc(claims).hex;
+    b.writeEpc(epc).readBackEpc({ epcBytes: epc.length / 2 });
+  }
+  if (nfcData) b.writeNfcTag(nfcData).readBackNfcTag(Math.ceil(nfcData.length / NFC_TYPE2_BLOCK_BYTES));
   const zpl = b.toString() + '\n';
   return {
     language: 'zpl',
     payload: Buffer.from(zpl, 'utf8'),
     zpl,
     rfid: template.rfid,
+    nfc: template.nfc ?? false,
     omittedLines: omitted,
   };
+}
+
+/** The NDEF TLV of the Digital Link, refused when its read-back would not fit one `^HV` answer. */
+function nfcTagData(link: string): Uint8Array {
+  const data = ndefUriTagData(link);
+  const blocks = Math.ceil(data.length / NFC_TYPE2_BLOCK_BYTES);
+  if (blocks > NFC_MAX_READ_BACK_BLOCKS) {
+    throw new AgentError(
+      'TEMPLATE_TOO_SMALL',
+      `the Digital Link's NDEF record (${data.length} bytes) is longer than one NFC read-back returns (${NFC_MAX_READ_BACK_BLOCKS * NFC_TYPE2_BLOCK_BYTES})`,
+      { details: { bytes: data.length } },
+    );
+  }
+  return data;
 }

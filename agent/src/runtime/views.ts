@@ -116,6 +116,7 @@ export interface AgentJobView {
     gtin: string;
     serial: string;
     digitalLink: string;
+    /** The label's EPC, of either scheme (the name is the first one's). */
     sgtin96Epc: string;
     envelopeJti: string;
     labelTemplate: LabelTemplate;
@@ -153,7 +154,7 @@ export function jobDetail(jobRef: string, p: Parts): AgentJobView | null {
       gtin: a.gtin,
       serial: a.serial,
       digitalLink: a.digitalLink,
-      sgtin96Epc: a.sgtin96Epc,
+      sgtin96Epc: a.epc,
       envelopeJti: a.envelopeJti,
       labelTemplate: a.claims.label_template,
       evidence: a.evidence as AttemptEvidenceView,

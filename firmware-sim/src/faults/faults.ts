@@ -8,6 +8,7 @@
  * - `smudged`: the printed label is smeared over its QR code, so the scanner reports `NOREAD`;
  * - `voidTag`: every try to write the tag fails; each try prints VOID and uses a label, then the
  *   `^RS` error handling applies;
+ * - `voidNfcTag`: the same for the NFC tag (the HF encoder's writes fail, the UHF encoder's do not);
  * - `wrongContent`: the printed QR code encodes something else;
  * - `disconnect`: the line drops after the first field of the format has arrived.
  * - `dropAfterPrint`: the label comes out, then the line drops before the printer answers anything about it
@@ -18,7 +19,14 @@ import { TypedEvents } from '@dpp/shared';
 import { SimError } from '../errors.js';
 
 export const PRINTER_CONDITIONS = ['paperOut', 'ribbonOut', 'headOpen', 'paused'] as const;
-export const LABEL_FAULTS = ['smudged', 'voidTag', 'wrongContent', 'disconnect', 'dropAfterPrint'] as const;
+export const LABEL_FAULTS = [
+  'smudged',
+  'voidTag',
+  'voidNfcTag',
+  'wrongContent',
+  'disconnect',
+  'dropAfterPrint',
+] as const;
 
 export type PrinterCondition = (typeof PRINTER_CONDITIONS)[number];
 export type LabelFault = (typeof LABEL_FAULTS)[number];

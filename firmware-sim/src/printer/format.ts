@@ -5,7 +5,7 @@
  */
 import { decodeFieldHex, splitZplParams, type RfidErrorHandling, type ZplCommand } from '@dpp/shared';
 
-export type FieldKind = 'text' | 'qr' | 'barcode' | 'graphic' | 'rfid' | 'hostVerification';
+export type FieldKind = 'text' | 'qr' | 'barcode' | 'graphic' | 'rfid' | 'nfc' | 'hostVerification';
 
 /** `^HV#,n,h,t,a` (ZPL II Programming Guide, ^HV); `h` and `t` already `^FH`-decoded. */
 export interface HostVerificationRequest {
@@ -24,6 +24,8 @@ export interface LabelField {
   fieldNumber: number | undefined;
   /** The `^RF` parameters of an RFID field. */
   rfidParams: string | undefined;
+  /** The `^WT` (write) or `^RT` (read) of an NFC field, with its parameters. */
+  nfc: { command: 'WT' | 'RT'; params: string } | undefined;
   hostVerification: HostVerificationRequest | undefined;
 }
 
@@ -130,6 +132,7 @@ function readField(commands: ZplCommand[]): LabelField {
   let hexIndicator: string | undefined;
   let fieldNumber: number | undefined;
   let rfidParams: string | undefined;
+  let nfc: LabelField['nfc'];
   let hv: string | undefined;
   for (const cmd of commands) {
     const n = cmd.name;
@@ -140,6 +143,11 @@ function readField(commands: ZplCommand[]): LabelField {
     else if (n === 'RF') {
       kind = 'rfid';
       rfidParams = cmd.params;
+    } else if (n === 'WT' || n === 'RT') {
+      // ^RT#,b,n,...: the read lands in field # (ZPL II Programming Guide, ^RT).
+      kind = 'nfc';
+      nfc = { command: n, params: cmd.params };
+      if (n === 'RT') fieldNumber = /^\d+/.test(cmd.params) ? parseInt(cmd.params, 10) : 0;
     } else if (n === 'HV') {
       kind = 'hostVerification';
       hv = cmd.params;
@@ -153,6 +161,7 @@ function readField(commands: ZplCommand[]): LabelField {
     data: rawData === undefined ? undefined : decode(rawData),
     fieldNumber,
     rfidParams,
+    nfc,
     hostVerification: hv === undefined ? undefined : readHostVerification(hv, decode),
   };
 }

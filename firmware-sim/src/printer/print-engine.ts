@@ -1,6 +1,6 @@
 /**
- * The print head and the RFID encoder working one format: for each try a fresh inlay is encoded, the
- * label is rendered (VOID over it when the tag write failed, smeared when smudged, with other QR data
+ * The print head and the tag encoders (UHF RFID, and NFC where fitted) working one format: for each try the
+ * fresh inlays are encoded, the label is rendered (VOID over it when a tag write failed, smeared when smudged, with other QR data
  * on a wrong-content fault), stored, and the `^HV` answers go back to the host that sent the format.
  */
 import { formatHostVerification, type TypedEvents } from '@dpp/shared';
@@ -9,8 +9,10 @@ import { printableZpl } from '../render/printable-zpl.js';
 import { smudgePng } from '../render/smudge.js';
 import type { LabelRenderer } from '../render/zpl-renderer.js';
 import type { LabelStore } from '../render/label-store.js';
-import type { RfidEncoder, RfidField } from '../rfid/encoder.js';
+import { epcWriteOf, type RfidEncoder, type RfidField } from '../rfid/encoder.js';
 import type { Gen2Tag } from '../rfid/tag.js';
+import { nfcUriOf, type NfcEncoder, type NfcField } from '../nfc/encoder.js';
+import type { Type2Tag } from '../nfc/type2-tag.js';
 import { encodeMs, printMs, type PrinterMechanics } from './mechanics.js';
 import { fieldText, splitQrData, type LabelFormat, type RfidSetup } from './format.js';
 import type { FormatJob } from './session.js';
@@ -34,6 +36,11 @@ export interface EngineDeps {
   wrongContent: (payload: string) => string;
   /** The standing void-tag fault. */
   voidTagSet: () => boolean;
+  /** The NFC encoder; fitted when `nfc`, else `^WT`/`^RT` fields are ignored. */
+  nfcEncoder: NfcEncoder;
+  nfc: boolean;
+  /** The standing void-NFC-tag fault. */
+  voidNfcTagSet: () => boolean;
   /** How long encoding and printing take (mechanics.ts); null: instantly, beyond the rendering's own time. */
   mechanics: PrinterMechanics | null;
 }
@@ -50,12 +57,18 @@ export interface RunResult {
 export class PrintEngine {
   readonly labels: PrintedLabel[] = [];
   private readonly tags = new Map<number, Gen2Tag>();
+  private readonly nfcTags = new Map<number, Type2Tag>();
 
   constructor(private readonly deps: EngineDeps) {}
 
   /** The tag under physical label `index`. */
   tagOf(index: number): Gen2Tag | undefined {
     return this.tags.get(index);
+  }
+
+  /** The NFC tag under physical label `index`. */
+  nfcTagOf(index: number): Type2Tag | undefined {
+    return this.nfcTags.get(index);
   }
 
   async run(
@@ -70,35 +83,46 @@ export class PrintEngine {
           .filter((f) => f.kind === 'rfid')
           .map((f) => ({ params: f.rfidParams ?? '', data: f.data, fieldNumber: f.fieldNumber }))
       : [];
-    const writes = rfidFields.filter((f) => f.params.trim().toUpperCase().startsWith('W'));
-    const tries = rfidFields.length > 0 ? settings.rfidSetup.tries : 1;
+    const nfcFields: NfcField[] = this.deps.nfc
+      ? fields.flatMap((f) => (f.kind === 'nfc' && f.nfc ? [{ ...f.nfc, data: f.data }] : []))
+      : [];
+    const encodes = rfidFields.length > 0 || nfcFields.length > 0;
+    const tries = encodes ? settings.rfidSetup.tries : 1;
     let fieldValues = new Map<number, string>();
     for (let attempt = 1; attempt <= tries && !stopped(); attempt++) {
       fieldValues = new Map(
         fields.flatMap((f) =>
-          f.fieldNumber !== undefined && f.data !== undefined && f.kind !== 'rfid'
+          f.fieldNumber !== undefined && f.data !== undefined && f.kind !== 'rfid' && f.kind !== 'nfc'
             ? [[f.fieldNumber, f.data] as const]
             : [],
         ),
       );
       const tag = this.deps.rfid ? this.deps.encoder.nextTag() : undefined;
+      const nfcTag = this.deps.nfc ? this.deps.nfcEncoder.nextTag() : undefined;
       const failWrites = job.faults.has('voidTag') || this.deps.voidTagSet();
+      const failNfcWrites = job.faults.has('voidNfcTag') || this.deps.voidNfcTagSet();
       const m = this.deps.mechanics;
       // The inlay is over the antenna: write, then read back to verify, before the label is printed.
-      if (m && tag && rfidFields.length > 0) await wait(encodeMs(m));
-      const encoded =
+      if (m && encodes) await wait(encodeMs(m));
+      const rfid =
         tag && rfidFields.length > 0
           ? this.deps.encoder.encode(tag, rfidFields, failWrites)
-          : { ok: true, reads: new Map() };
-      for (const [n, v] of encoded.reads) fieldValues.set(n, v);
+          : { ok: true, reads: new Map<number, string>() };
+      const nfc =
+        nfcTag && nfcFields.length > 0
+          ? this.deps.nfcEncoder.encode(nfcTag, nfcFields, failNfcWrites)
+          : { ok: true, reads: new Map<number, string>() };
+      for (const [n, v] of [...rfid.reads, ...nfc.reads]) fieldValues.set(n, v);
+      const encoded = { ok: rfid.ok && nfc.ok };
       // The media moves the label under the head meanwhile; it is out when both are done.
       const motion = m ? wait(printMs(m)) : Promise.resolve();
       const label = await this.produce(job, format, settings, {
         attempt,
         tag,
         fieldValues,
+        nfcTag,
         isVoid: !encoded.ok,
-        epcRequested: writes[0]?.data ?? null,
+        epcRequested: epcWriteOf(rfidFields),
       });
       await motion;
       this.out(label);
@@ -137,6 +161,7 @@ export class PrintEngine {
     t: {
       attempt: number;
       tag: Gen2Tag | undefined;
+      nfcTag: Type2Tag | undefined;
       fieldValues: Map<number, string>;
       isVoid: boolean;
       epcRequested: string | null;
@@ -160,6 +185,7 @@ export class PrintEngine {
     if (job.faults.has('smudged')) png = await smudgePng(png);
     const pngPath = await this.deps.store.save(index, png, printedZpl);
     if (t.tag) this.tags.set(index, t.tag);
+    if (t.nfcTag) this.nfcTags.set(index, t.nfcTag);
     const qrData = format.items.flatMap((i) =>
       i.kind === 'field' && i.field.kind === 'qr' && i.field.data !== undefined ? [i.field.data] : [],
     )[0];
@@ -175,6 +201,7 @@ export class PrintEngine {
       void: t.isVoid,
       epcRequested: t.epcRequested,
       epc: t.tag ? t.tag.epcHex : null,
+      nfcUri: t.nfcTag ? nfcUriOf(t.nfcTag) : null,
       texts: format.items.flatMap((i) =>
         i.kind === 'field' && i.field.kind === 'text' && i.field.data !== undefined
           ? [fieldText(format, i.field.data)]

@@ -19,6 +19,8 @@ import type { LabelRenderer } from '../render/zpl-renderer.js';
 import type { LabelStore } from '../render/label-store.js';
 import type { RfidEncoder } from '../rfid/encoder.js';
 import type { Gen2Tag } from '../rfid/tag.js';
+import type { NfcEncoder } from '../nfc/encoder.js';
+import type { Type2Tag } from '../nfc/type2-tag.js';
 import type { DeviceConnection } from '../transports/types.js';
 import { interpretFormat, type RfidSetup } from './format.js';
 import type { PrinterMechanics } from './mechanics.js';
@@ -46,6 +48,8 @@ export interface PrinterConfig {
   /** How long encoding and printing take (mechanics.ts); null: as fast as the rendering goes. */
   mechanics: PrinterMechanics | null;
   rfid: boolean;
+  /** An NFC (HF) encoder is fitted: it runs the `^WT`/`^RT` fields. */
+  nfc: boolean;
   /** Until a format sends `^RS`: the printer's defaults (3 tries, error handling N). */
   rfidSetup: RfidSetup;
   wrongContent: (payload: string) => string;
@@ -54,6 +58,7 @@ export interface PrinterConfig {
 export interface PrinterDeps {
   faults: FaultController;
   encoder: RfidEncoder;
+  nfcEncoder: NfcEncoder;
   renderer: LabelRenderer;
   store: LabelStore;
   log: SimLogger;
@@ -89,6 +94,8 @@ export class Printer {
       mechanics: config.mechanics,
       wrongContent: config.wrongContent,
       voidTagSet: () => deps.faults.get('voidTag'),
+      nfc: config.nfc,
+      voidNfcTagSet: () => deps.faults.get('voidNfcTag'),
     });
     deps.faults.events.on('changed', () => this.pump());
   }
@@ -99,6 +106,10 @@ export class Printer {
 
   tagOf(labelIndex: number): Gen2Tag | undefined {
     return this.engine.tagOf(labelIndex);
+  }
+
+  nfcTagOf(labelIndex: number): Type2Tag | undefined {
+    return this.engine.nfcTagOf(labelIndex);
   }
 
   /** Serves one host line. */
@@ -227,7 +238,7 @@ export class Printer {
       return;
     }
     const onError = this.rfidSetup.onError;
-    this.deps.log.info('RFID encoding failed on every try', {
+    this.deps.log.info('tag encoding failed on every try', {
       formatIndex: job.formatIndex,
       tries: this.rfidSetup.tries,
       onError,
@@ -235,6 +246,7 @@ export class Printer {
     this.events.emit('rfidError', { formatIndex: job.formatIndex, onError });
     // A scripted void tag hits the first run of its format; after a pause or error it is tried afresh.
     job.faults.delete('voidTag');
+    job.faults.delete('voidNfcTag');
     if (onError === 'N') {
       this.queue.shift();
       await this.engine.answer(job, format, result.fieldValues, 'F');

@@ -17,6 +17,7 @@ import { silentLogger, type SimLogger } from '../log.js';
 import { LabelStore } from '../render/label-store.js';
 import { dpiToDpmm, ZebrashRenderer, type LabelRenderer } from '../render/zpl-renderer.js';
 import { RfidEncoder } from '../rfid/encoder.js';
+import { NfcEncoder, nfcUriOf } from '../nfc/encoder.js';
 import type { Clock } from '../transports/clock.js';
 import { PacedConnection } from '../transports/paced-connection.js';
 import { PtyTransport } from '../transports/pty-transport.js';
@@ -61,6 +62,13 @@ export interface StartPrinterOptions {
   rfidDefaults?: { tries?: number; onError?: RfidErrorHandling };
   /** Whether an RFID encoder is fitted; default true. */
   rfid?: boolean;
+  /**
+   * EPC memory of the UHF inlays on the roll, in bits (96 to 496, whole words); default 496. A 128-bit roll
+   * cannot take an SGTIN-198: the encoder's write fails and the label is VOID, as on a real printer.
+   */
+  tagEpcBits?: number;
+  /** Whether an NFC (HF) encoder is fitted, with an NTAG215-like tag under each label; default false. */
+  nfc?: boolean;
   /** What a wrong-content label encodes instead of the data sent. */
   wrongContent?: (payload: string) => string;
   /** Renderer; `zpl-renderer-js` by default. */
@@ -85,6 +93,8 @@ export interface PrinterHandle {
   status(): PrinterStatus;
   /** The EPC an RFID reader held over label `index` reads now, or null without a tag. */
   readTag(labelIndex: number): string | null;
+  /** The URI an NFC reader held over label `index` reads now, or null without an NFC tag or URI record. */
+  readNfcTag(labelIndex: number): string | null;
   /** Resolves with the first `count` labels once they are printed. */
   waitForLabels(count: number, timeoutMs?: number): Promise<PrintedLabel[]>;
   /** The operator presses PAUSE to resume / clears an RFID error. */
@@ -113,6 +123,7 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
       headMs: options.headMs ?? 0,
       mechanics: mechanicsOf(options.mechanics),
       rfid: options.rfid ?? true,
+      nfc: options.nfc ?? false,
       rfidSetup: {
         tagType: '8',
         voidLengthDots: undefined,
@@ -123,7 +134,8 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
     },
     {
       faults,
-      encoder: new RfidEncoder(log.child('rfid')),
+      encoder: new RfidEncoder(log.child('rfid'), options.tagEpcBits),
+      nfcEncoder: new NfcEncoder(log.child('nfc')),
       renderer: options.renderer ?? new ZebrashRenderer(),
       store,
       log,
@@ -154,6 +166,10 @@ export async function startPrinter(options: StartPrinterOptions): Promise<Printe
     events: printer.events,
     status: () => printerStatusFromHostStatus(printer.hostStatus()),
     readTag: (i) => printer.tagOf(i)?.epcHex ?? null,
+    readNfcTag: (i) => {
+      const tag = printer.nfcTagOf(i);
+      return tag ? nfcUriOf(tag) : null;
+    },
     waitForLabels: (count, timeoutMs = 15_000) => waitForLabels(printer, count, timeoutMs),
     resume: () => printer.resume(),
     close: async () => {

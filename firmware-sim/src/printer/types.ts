@@ -20,6 +20,11 @@ export interface PrintedLabel {
   epcRequested: string | null;
   /** The EPC the label's tag holds after encoding (all zeros for a blank tag), or null without RFID. */
   epc: string | null;
+  /**
+   * The URI of the NDEF URI record the label's NFC tag holds after encoding; null without an NFC encoder, or
+   * when the tag holds no URI record (a blank tag holds an empty NDEF message).
+   */
+  nfcUri: string | null;
   /** The text fields as printed, in order (decoded: `^FH` escapes, UTF-8 under `^CI28`). */
   texts: string[];
   /** The data of the first QR code as printed (after a wrong-content fault), or null. */
@@ -35,6 +40,6 @@ export type PrinterEvents = {
   /** A format was dropped: line drop mid-job, `~JA`, or `^RS` error handling N. */
   formatDropped: [info: { formatIndex: number; reason: string }];
   labelPrinted: [label: PrintedLabel];
-  /** Every try to encode a format failed and the `^RS` error handling (P or E) holds it. */
+  /** Every try to encode a format's tags failed and the `^RS` error handling (P or E) holds it. */
   rfidError: [info: { formatIndex: number; onError: 'N' | 'P' | 'E' }];
 };

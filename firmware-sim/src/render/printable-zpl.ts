@@ -25,7 +25,7 @@ export function printableZpl(format: LabelFormat, o: PrintableOptions): string {
       continue;
     }
     const f = item.field;
-    if (f.kind === 'rfid' || f.kind === 'hostVerification') continue;
+    if (f.kind === 'rfid' || f.kind === 'nfc' || f.kind === 'hostVerification') continue;
     out.push(printableField(f, o));
   }
   if (o.voidLengthDots !== undefined)

@@ -1,8 +1,10 @@
 /**
  * The RFID encoder of the printer: runs the `^RF` fields of a label format against the tag under
  * the label (ZPL II Programming Guide, ^RF `^RFo,f,b,n,m`: operation W/R, format H (hex) or A
- * (ASCII), starting block, byte count, memory bank E/0/1/2/3). Bank `E` is the EPC from bit 32,
- * i.e. word 2 of EPC memory, after StoredCRC and StoredPC.
+ * (ASCII), starting block, byte count, memory bank E/0/1/2/3). Bank `E` is the 96-bit EPC from bit 32,
+ * i.e. word 2 of EPC memory, after StoredCRC and StoredPC: a write there sets the PC to 96 bits, shorter
+ * data is padded with zeros and longer data refused (Zebra article 11855679: bank E "is limited to 96bits").
+ * A longer EPC goes through bank 1: its PC word at word 1, then the EPC from word 2 (Zebra article 13697305).
  */
 import { splitZplParams } from '@dpp/shared';
 import type { SimLogger } from '../log.js';
@@ -52,11 +54,17 @@ const BANKS: Record<string, MemoryBank> = { '0': 'reserved', '1': 'epc', '2': 't
 export class RfidEncoder {
   private tags = 0;
 
-  constructor(private readonly log: SimLogger) {}
+  /** `tagEpcBits`: the EPC memory of the inlays on the roll (see {@link Gen2Tag}). */
+  constructor(
+    private readonly log: SimLogger,
+    private readonly tagEpcBits?: number,
+  ) {
+    new Gen2Tag(0, tagEpcBits); // refuses a roll no tag could be, before the first label
+  }
 
   /** The inlay of the next label on the roll. */
   nextTag(): Gen2Tag {
-    return new Gen2Tag(++this.tags);
+    return new Gen2Tag(++this.tags, this.tagEpcBits);
   }
 
   /**
@@ -78,7 +86,7 @@ export class RfidEncoder {
         if (op.operation === 'W') {
           if (failWrites) throw new Error('tag did not answer the write');
           const data = toBytes(field.data ?? '', op.format, op.bytes);
-          if (op.bank === 'E' && (op.block ?? 0) === 0) tag.writeEpc(data);
+          if (op.bank === 'E' && (op.block ?? 0) === 0) tag.writeEpc(epc96(data));
           else tag.write(bank, wordOffset, data);
         } else {
           const count =
@@ -102,6 +110,30 @@ export class RfidEncoder {
     }
     return { ok, reads };
   }
+}
+
+/** What bank E takes: 96 bits, zero-padded; more is refused. */
+function epc96(data: Uint8Array): Uint8Array {
+  if (data.length > 12) throw new Error(`bank E holds 96 bits, not ${data.length * 8}`);
+  const out = new Uint8Array(12);
+  out.set(data);
+  return out;
+}
+
+/**
+ * The EPC a format asks to write: the data of its write to bank E, or to word 2 of bank 1; null if none.
+ *
+ * @example
+ * epcWriteOf([{ params: 'W,H,1,2,1', data: '6800' }, { params: 'W,H,2,26,1', data: '36…' }]); // '36…'
+ */
+export function epcWriteOf(fields: readonly RfidField[]): string | null {
+  for (const f of fields) {
+    const op = parse(f.params);
+    if (op.operation !== 'W') continue;
+    if ((op.bank === 'E' && (op.block ?? 0) === 0) || (op.bank === '1' && op.block === 2))
+      return (f.data ?? '').toUpperCase();
+  }
+  return null;
 }
 
 function toBytes(data: string, format: string, count: number | undefined): Uint8Array {

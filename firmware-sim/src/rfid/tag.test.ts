@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../log.js';
 import { crc16Gen2 } from './crc16.js';
-import { RfidEncoder } from './encoder.js';
+import { epcWriteOf, RfidEncoder } from './encoder.js';
 import { Gen2Tag } from './tag.js';
 
 describe('Gen2 tag memory', () => {
@@ -74,5 +74,54 @@ describe('RfidEncoder', () => {
     const tag = encoder.nextTag();
     expect(encoder.encode(tag, [{ params: 'W,H', data: 'XYZ1' }], false).ok).toBe(false);
     expect(encoder.encode(tag, [{ params: 'L,H', data: '0000' }], false).ok).toBe(true);
+  });
+
+  /** urn:epc:tag:sgtin-198:3.0614141.012345.32a/b, zero-padded to 13 words. */
+  const SGTIN198 = '3674257BF40C0E59B2C2BF100000000000000000000000000000';
+
+  it('writes a 208-bit EPC the Zebra way (PC word, then bank 1 from word 2) and reads all of it back', () => {
+    const tag = encoder.nextTag();
+    const fields = [
+      { params: 'W,H,1,2,1', data: '6800' },
+      { params: 'W,H,2,26,1', data: SGTIN198 },
+      { params: 'R,H,2,26,1', fieldNumber: 1 },
+    ];
+    const result = encoder.encode(tag, fields, false);
+    expect(result.ok).toBe(true);
+    expect(result.reads.get(1)).toBe(SGTIN198);
+    expect(tag.epcHex).toBe(SGTIN198); // what an inventory (and the scanner's EPC: line) returns
+    expect(tag.epcLengthWords).toBe(13);
+    const bank = tag.read('epc', 0, 30);
+    expect((bank[0]! << 8) | bank[1]!).toBe(crc16Gen2(bank.subarray(2)));
+    expect(epcWriteOf(fields)).toBe(SGTIN198);
+    expect(epcWriteOf([{ params: 'W,H', data: '30764433400d1ec000000002' }])).toBe(
+      '30764433400D1EC000000002',
+    );
+  });
+
+  it('refuses more than 96 bits through bank E, and pads less with zeros', () => {
+    const tag = encoder.nextTag();
+    expect(encoder.encode(tag, [{ params: 'W,H', data: SGTIN198 }], false).ok).toBe(false);
+    expect(tag.epcHex).toBe('0'.repeat(24));
+    expect(encoder.encode(tag, [{ params: 'W,H', data: 'ABCD' }], false).ok).toBe(true);
+    expect(tag.epcHex).toBe(`ABCD${'0'.repeat(20)}`);
+  });
+
+  it('on a 128-bit inlay, refuses the PC of an SGTIN-198 and its EPC, which then reads back short', () => {
+    const small = new RfidEncoder(silentLogger, 128);
+    const tag = small.nextTag();
+    const result = small.encode(
+      tag,
+      [
+        { params: 'W,H,1,2,1', data: '6800' },
+        { params: 'W,H,2,26,1', data: SGTIN198 },
+        { params: 'R,H,2,26,1', fieldNumber: 1 },
+      ],
+      false,
+    );
+    expect(result.ok).toBe(false);
+    expect(result.reads.has(1)).toBe(false); // 26 bytes are not there to read
+    expect(tag.epcHex).toBe('0'.repeat(24));
+    expect(() => new RfidEncoder(silentLogger, 100)).toThrow(/whole words/);
   });
 });

@@ -21,6 +21,8 @@ export type CodecErrorCode =
   | 'INVALID_FILTER'
   | 'INVALID_COMPANY_PREFIX_LENGTH'
   | 'SERIAL_NOT_SGTIN96'
+  // nfc/
+  | 'INVALID_NDEF'
   // jcs/
   | 'INVALID_JSON'
   // did/

@@ -9,7 +9,7 @@
  * read as all zeros.
  */
 import { DeviceProtocolError } from './errors.js';
-import { ZPL_DEFAULT_READ_BACK } from './writer.js';
+import { ZPL_DEFAULT_READ_BACK, ZPL_NFC_READ_BACK } from './writer.js';
 
 /** Header and terminator framing an answer. */
 export interface HostVerificationFraming {
@@ -21,6 +21,12 @@ export interface HostVerificationFraming {
 export const DEFAULT_HOST_VERIFICATION_FRAMING: HostVerificationFraming = {
   header: ZPL_DEFAULT_READ_BACK.header,
   terminator: ZPL_DEFAULT_READ_BACK.terminator,
+};
+
+/** The framing of the NFC tag's read-back the writer asks for (`NFC:` ... CR LF). */
+export const NFC_HOST_VERIFICATION_FRAMING: HostVerificationFraming = {
+  header: ZPL_NFC_READ_BACK.header,
+  terminator: ZPL_NFC_READ_BACK.terminator,
 };
 
 /**

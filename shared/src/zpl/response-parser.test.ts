@@ -2,7 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatHqesStatus, hqesStatusOf } from './error-status.js';
 import { formatHostStatus, parseHostStatus } from './host-status.js';
-import { formatHostVerification, parseHostVerification } from './host-verification.js';
+import {
+  NFC_HOST_VERIFICATION_FRAMING,
+  formatHostVerification,
+  parseHostVerification,
+} from './host-verification.js';
 import { ZplResponseParser, type ZplResponse } from './response-parser.js';
 
 const HS = formatHostStatus({
@@ -82,6 +86,30 @@ describe('ZplResponseParser', () => {
     const rs = feed(`${HS}TID:[E2801170]`, [3, 50], new ZplResponseParser({ hostVerification: framing }));
     expect(summary(rs)).toEqual(['HS paperOut=true buffer=1', 'HV E2801170']);
     expect(parseHostVerification('\r\nTID:[E2801170]', framing)).toBe('E2801170');
+  });
+
+  it('tells the EPC and NFC read-backs of one label apart by their headers, however chunked', () => {
+    const nfc = formatHostVerification('0312D1010E5504', NFC_HOST_VERIFICATION_FRAMING, 256);
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 20 }), (cuts) => {
+        const rs = feed(HV + nfc + HS, cuts);
+        expect(rs.map((r) => (r.kind === 'hostVerification' ? `${r.header}${r.data}` : r.kind))).toEqual([
+          'EPC:30764433400D1EC000000002',
+          'NFC:0312D1010E5504',
+          'hostStatus',
+        ]);
+      }),
+    );
+    expect(
+      () =>
+        new ZplResponseParser({
+          hostVerification: [
+            { header: 'A:', terminator: '\r\n' },
+            { header: 'B:', terminator: ']' },
+          ],
+        }),
+    ).toThrow(/same terminator/);
+    expect(() => new ZplResponseParser({ hostVerification: [] })).toThrow(/at least one/);
   });
 
   it('reports a stray string that is not one of the three ~HS strings as garbage', () => {

@@ -6,20 +6,29 @@
 import { ETX, STX } from './control-chars.js';
 import { parseHqesStatus, type HqesStatus } from './error-status.js';
 import { HOST_STATUS_FIELD_COUNTS, parseHostStatus, type HostStatus } from './host-status.js';
-import { DEFAULT_HOST_VERIFICATION_FRAMING, type HostVerificationFraming } from './host-verification.js';
+import { DeviceProtocolError } from './errors.js';
+import {
+  DEFAULT_HOST_VERIFICATION_FRAMING,
+  NFC_HOST_VERIFICATION_FRAMING,
+  type HostVerificationFraming,
+} from './host-verification.js';
 import { printerStatusFromHqes, printerStatusFromHostStatus, type PrinterStatus } from './printer-status.js';
 
 /** One answer from the printer. */
 export type ZplResponse =
   | { kind: 'hostStatus'; hostStatus: HostStatus; status: PrinterStatus; raw: string }
   | { kind: 'errorStatus'; errorStatus: HqesStatus; status: PrinterStatus; raw: string }
-  | { kind: 'hostVerification'; data: string; raw: string }
+  /** A `^HV` answer; `header` tells which read-back it is (`EPC:` the UHF tag, `NFC:` the NFC tag). */
+  | { kind: 'hostVerification'; header: string; data: string; raw: string }
   | { kind: 'garbage'; text: string };
 
 /** Options of a {@link ZplResponseParser}. */
 export interface ZplResponseParserOptions {
-  /** Framing of `^HV` answers; the writer's defaults (`EPC:` ... CR LF) when omitted. */
-  hostVerification?: HostVerificationFraming;
+  /**
+   * Framing of `^HV` answers, one per read-back (all with the same terminator); the writer's defaults
+   * (`EPC:` ... CR LF and `NFC:` ... CR LF) when omitted.
+   */
+  hostVerification?: HostVerificationFraming | readonly HostVerificationFraming[];
   /** Longest frame or line kept while waiting for its end; default 8192 characters. */
   maxFrameLength?: number;
 }
@@ -38,11 +47,25 @@ export interface ZplResponseParserOptions {
 export class ZplResponseParser {
   private buf = '';
   private hostStatusFrames: string[] = [];
-  private readonly framing: HostVerificationFraming;
+  private readonly headers: readonly string[];
+  private readonly terminator: string;
   private readonly maxLength: number;
 
   constructor(options: ZplResponseParserOptions = {}) {
-    this.framing = options.hostVerification ?? DEFAULT_HOST_VERIFICATION_FRAMING;
+    const given = options.hostVerification ?? [
+      DEFAULT_HOST_VERIFICATION_FRAMING,
+      NFC_HOST_VERIFICATION_FRAMING,
+    ];
+    const framings = Array.isArray(given) ? given : [given as HostVerificationFraming];
+    const terminator = framings[0]?.terminator;
+    if (terminator === undefined || framings.some((f) => f.terminator !== terminator)) {
+      throw new DeviceProtocolError(
+        'INVALID_PARAMETER',
+        'host verification framings must be at least one, all with the same terminator',
+      );
+    }
+    this.headers = framings.map((f) => f.header);
+    this.terminator = terminator;
     this.maxLength = options.maxFrameLength ?? 8192;
   }
 
@@ -65,7 +88,7 @@ export class ZplResponseParser {
     const stx = this.buf.indexOf(STX);
     if (stx === 0) return this.stepFrame(out);
     const segment = stx < 0 ? this.buf : this.buf.slice(0, stx);
-    const term = this.framing.terminator;
+    const term = this.terminator;
     const t = term === '' ? -1 : segment.indexOf(term);
     if (t >= 0) {
       this.line(segment.slice(0, t), segment.slice(0, t + term.length), out);
@@ -154,8 +177,9 @@ export class ZplResponseParser {
   private line(text: string, raw: string, out: ZplResponse[]): void {
     const body = text.replace(/^[\r\n\s]+/, '');
     if (body.length === 0) return;
-    if (body.startsWith(this.framing.header)) {
-      out.push({ kind: 'hostVerification', data: body.slice(this.framing.header.length), raw });
+    const header = this.headers.find((h) => body.startsWith(h));
+    if (header !== undefined) {
+      out.push({ kind: 'hostVerification', header, data: body.slice(header.length), raw });
     } else {
       this.garbage(text, out);
     }

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isDeviceProtocolError } from './errors.js';
 import { decodeFieldHex, encodeFieldHex } from './field-hex.js';
-import { normalizeEpcHexWords, ZplLabelBuilder } from './writer.js';
+import { epcPcWord, normalizeEpcHexWords, ZplLabelBuilder } from './writer.js';
+
+/** urn:epc:tag:sgtin-198:3.0614141.012345.32a/b: 198 bits, zero-padded to 13 words (52 hex digits). */
+const SGTIN198 = '3674257BF40C0E59B2C2BF10000000000000000000000000000000'.slice(0, 52);
 
 describe('ZplLabelBuilder', () => {
   it('writes the label the agent prints', () => {
@@ -67,6 +70,43 @@ describe('ZplLabelBuilder', () => {
     expect(() => b.qr(0, 0, 'x', { magnification: 11 })).toThrow(/magnification/);
     expect(() => b.text(-1, 0, 'x', { height: 20 })).toThrow(/x must be/);
     expect(() => b.rfidSetup({ tries: 3, onError: '' as 'N' })).toThrow(/onError/);
+  });
+
+  it('writes a longer EPC as Zebra does: the PC word with its length, then the EPC from word 2 of bank 1', () => {
+    const zpl = new ZplLabelBuilder()
+      .writeEpc(SGTIN198.toLowerCase())
+      .readBackEpc({ epcBytes: 26 })
+      .toString();
+    expect(zpl.split('\n')).toEqual([
+      '^XA',
+      '^RFW,H,1,2,1^FD6800^FS',
+      `^RFW,H,2,26,1^FD${SGTIN198}^FS`,
+      '^RFR,H,2,26,1^FN1^FS',
+      '^FH_^HV1,52,EPC:,_0D_0A,L^FS',
+      '^XZ',
+    ]);
+    expect(epcPcWord('30764433400D1EC000000002')).toBe('3000');
+    expect(epcPcWord('0'.repeat(60))).toBe('7800'); // Zebra's 240-bit example
+    expect(epcPcWord('0'.repeat(124))).toBe('F800');
+    expect(() => new ZplLabelBuilder().readBackEpc({ epcBytes: 25 })).toThrow(/whole 16-bit words/);
+    expect(() => new ZplLabelBuilder().readBackEpc({ epcBytes: 26, maxBytes: 300 })).toThrow(/maxBytes/);
+  });
+
+  it('writes NFC tag data in whole 4-byte blocks from block 4 with ^WT and reads it back with ^RT', () => {
+    const zpl = new ZplLabelBuilder()
+      .writeNfcTag(new Uint8Array([0x03, 0x05, 0xd1, 0x01, 0x01, 0x55, 0x00, 0xfe, 0xab]))
+      .readBackNfcTag(3)
+      .toString();
+    expect(zpl.split('\n')).toEqual([
+      '^XA',
+      '^WT4,0,1,0,1,N^FD0305D101015500FEAB000000^FS',
+      '^RT2,4,3,1,0,1^FS',
+      '^FH_^HV2,24,NFC:,_0D_0A,L^FS',
+      '^XZ',
+    ]);
+    expect(() => new ZplLabelBuilder().writeNfcTag(new Uint8Array())).toThrow(/empty/);
+    expect(() => new ZplLabelBuilder().readBackNfcTag(33)).toThrow(/blocks must be/);
+    expect(() => new ZplLabelBuilder().readBackNfcTag(1, { appliesTo: 'X' as 'L' })).toThrow(/appliesTo/);
   });
 
   it('accepts EPCs in whole 16-bit words only', () => {

@@ -74,9 +74,45 @@ export interface ZplReadBackOptions {
   maxBytes?: number;
   /** `L`: one answer per label printed, VOID ones included; `F`: one per label format. Default `L`. */
   appliesTo?: 'F' | 'L';
-  /** Bytes of EPC read (`^RFR` `n`); default 12 (96 bits). */
+  /**
+   * Bytes of EPC read (`^RFR` `n`); default 12 (96 bits), read from the 96-bit `E` bank. Any other length is
+   * read from word 2 of EPC memory (bank `1`), as {@link ZplLabelBuilder.writeEpc} writes it.
+   */
   epcBytes?: number;
 }
+
+/**
+ * The NFC tag's read-back (`^RT` into a numbered field, returned by `^HV`), the HF counterpart of
+ * {@link ZplReadBackOptions}.
+ */
+export interface ZplNfcReadBackOptions {
+  /** Field number the read lands in (`^RT` `#`) and `^HV` returns; default 2. */
+  field?: number;
+  /** Text the printer sends before the data; default `NFC:`. */
+  header?: string;
+  /** Text the printer sends after the data; default CR LF. */
+  terminator?: string;
+  /** `L`: one answer per label printed, VOID ones included; `F`: one per label format. Default `L`. */
+  appliesTo?: 'F' | 'L';
+}
+
+/** The NFC read-back defaults, shared by the writer and {@link ZplResponseParser}. */
+export const ZPL_NFC_READ_BACK = {
+  field: 2,
+  header: 'NFC:',
+  terminator: '\r\n',
+  appliesTo: 'L',
+} as const satisfies Required<ZplNfcReadBackOptions>;
+
+/**
+ * Where the NDEF data starts on an NFC Forum Type 2 tag: block (page) 4 of 4 bytes, after the UID, the lock
+ * bytes and the capability container (Type 2 Tag Operation Specification §2.1).
+ */
+export const NFC_TYPE2_FIRST_DATA_BLOCK = 4;
+/** Bytes per block of a Type 2 tag, the unit `^WT` and `^RT` address. */
+export const NFC_TYPE2_BLOCK_BYTES = 4;
+/** Most blocks one read-back returns: `^HV` sends at most 256 characters, 8 hex digits a block. */
+export const NFC_MAX_READ_BACK_BLOCKS = 32;
 
 /** The read-back defaults, shared by the writer and {@link ZplResponseParser}. */
 export const ZPL_DEFAULT_READ_BACK = {
@@ -135,6 +171,19 @@ export function normalizeEpcHexWords(hex: string): string {
     );
   }
   return hex.toUpperCase();
+}
+
+/**
+ * The Gen2 StoredPC word announcing an EPC of this many hex digits: the EPC length in words in bits 15..11
+ * (EPC UHF Gen2 Air Interface Protocol §6.3.2.1.2.2), everything else 0 (no user memory indicator, no XPC,
+ * a GS1 EPC: toggle bit 0). 96 bits: `3000`; SGTIN-198 (208 bits, 13 words): `6800`.
+ *
+ * @example
+ * epcPcWord('3'.repeat(52)); // '6800'
+ */
+export function epcPcWord(epcHex: string): string {
+  const words = normalizeEpcHexWords(epcHex).length / 4;
+  return ((words << 11) & 0xffff).toString(16).toUpperCase().padStart(4, '0');
 }
 
 /**
@@ -253,36 +302,77 @@ export class ZplLabelBuilder {
     return this;
   }
 
-  /** `^RFW,H^FD<hex>^FS`: writes the EPC (memory bank E, from bit 32, after CRC and PC). */
+  /**
+   * Writes the EPC. A 96-bit EPC: `^RFW,H^FD<hex>^FS` (memory bank E, the 96 bits from bit 32, after CRC and
+   * PC). Any other length cannot go through bank E, which Zebra printers limit to 96 bits: the PC word is
+   * written first with the new length, then the EPC from word 2 of EPC memory (bank 1), as Zebra's
+   * "Defining the size of the EPC data" (article 13697305) does for longer EPCs:
+   * `^RFW,H,1,2,1^FD6800^FS^RFW,H,2,26,1^FD<52 hex digits>^FS` for an SGTIN-198.
+   */
   writeEpc(epcHex: string): this {
-    this.lines.push(`^RFW,H^FD${normalizeEpcHexWords(epcHex)}^FS`);
+    const hex = normalizeEpcHexWords(epcHex);
+    if (hex.length === 24) {
+      this.lines.push(`^RFW,H^FD${hex}^FS`);
+      return this;
+    }
+    this.lines.push(`^RFW,H,1,2,1^FD${epcPcWord(hex)}^FS`);
+    this.lines.push(`^RFW,H,2,${hex.length / 2},1^FD${hex}^FS`);
     return this;
   }
 
   /**
    * Reads the EPC back into field `field` and asks for it with `^HV`:
-   * `^RFR,H,0,12,E^FN1^FS^FH_^HV1,24,EPC:,_0D_0A,L^FS`. The printer answers
+   * `^RFR,H,0,12,E^FN1^FS^FH_^HV1,24,EPC:,_0D_0A,L^FS` for 96 bits; another length from word 2 of bank 1,
+   * e.g. `^RFR,H,2,26,1^FN1^FS^FH_^HV1,52,EPC:,_0D_0A,L^FS` for an SGTIN-198. The printer answers
    * `<header><data><terminator>` (see {@link formatHostVerification}); header and terminator travel
    * `^FH`-encoded.
    */
   readBackEpc(options: ZplReadBackOptions = {}): this {
     const o = { ...ZPL_DEFAULT_READ_BACK, ...options };
     const field = int('field', o.field, 0, 9999);
-    const n = int('maxBytes', o.maxBytes, 1, 256);
     const bytes = int('epcBytes', o.epcBytes, 2, 62);
-    if (o.appliesTo !== 'F' && o.appliesTo !== 'L') {
-      throw new DeviceProtocolError('INVALID_PARAMETER', 'appliesTo must be F or L', {
-        details: { appliesTo: o.appliesTo },
+    if (bytes % 2 !== 0) {
+      throw new DeviceProtocolError('INVALID_PARAMETER', 'epcBytes must be whole 16-bit words', {
+        details: { epcBytes: bytes },
       });
     }
-    if (o.header.length > 3072 || o.terminator.length > 3072) {
-      throw new DeviceProtocolError('INVALID_PARAMETER', 'header and terminator are at most 3072 characters');
-    }
-    const hex = (s: string): string => encodeFieldHex(s, DEFAULT_HEX_INDICATOR);
-    this.lines.push(`^RFR,H,0,${bytes},E^FN${field}^FS`);
-    this.lines.push(
-      `^FH${DEFAULT_HEX_INDICATOR}^HV${field},${n},${hex(o.header)},${hex(o.terminator)},${o.appliesTo}^FS`,
-    );
+    const n = int('maxBytes', options.maxBytes ?? bytes * 2, 1, 256);
+    this.lines.push(bytes === 12 ? `^RFR,H,0,12,E^FN${field}^FS` : `^RFR,H,2,${bytes},1^FN${field}^FS`);
+    this.lines.push(hostVerification(field, n, o.header, o.terminator, o.appliesTo));
+    return this;
+  }
+
+  /**
+   * Writes `data` to the NFC (HF) tag from block `block` (default 4, the first data block of a Type 2 tag),
+   * padded with zeros to whole 4-byte blocks: `^WT4,0,1,0,1,N^FD<hex>^FS`. `^WTb,r,m,w,f,v` is ZPL's
+   * block-addressed write of HF tags (block, retries 0 — the `^RS` tries apply —, motion 1: no feed of its
+   * own, write protect 0, format 1: hex, verify N). ZPL has no command for an NFC encoder beside a UHF one;
+   * on this floor `^WT`/`^RT` go to the HF encoder and `^RF` to the UHF one (docs/device-protocol.md).
+   */
+  writeNfcTag(data: Uint8Array, block: number = NFC_TYPE2_FIRST_DATA_BLOCK): this {
+    const b = int('block', block, 0, 255);
+    if (data.length === 0) throw new DeviceProtocolError('INVALID_FIELD_DATA', 'NFC tag data is empty');
+    const padded = new Uint8Array(Math.ceil(data.length / NFC_TYPE2_BLOCK_BYTES) * NFC_TYPE2_BLOCK_BYTES);
+    padded.set(data);
+    const hexData = Array.from(padded, (x) => x.toString(16).padStart(2, '0'))
+      .join('')
+      .toUpperCase();
+    this.lines.push(`^WT${b},0,1,0,1,N^FD${hexData}^FS`);
+    return this;
+  }
+
+  /**
+   * Reads `blocks` blocks of the NFC tag from `block` back into field `field` and asks for them with `^HV`:
+   * `^RT2,4,<blocks>,1,0,1^FS^FH_^HV2,<8 x blocks>,NFC:,_0D_0A,L^FS` (`^RT#,b,n,f,r,m`: field, block,
+   * count, hex, no retries, no feed). At most {@link NFC_MAX_READ_BACK_BLOCKS} blocks fit one answer.
+   */
+  readBackNfcTag(blocks: number, options: ZplNfcReadBackOptions & { block?: number } = {}): this {
+    const o = { ...ZPL_NFC_READ_BACK, ...options };
+    const field = int('field', o.field, 0, 9999);
+    const count = int('blocks', blocks, 1, NFC_MAX_READ_BACK_BLOCKS);
+    const b = int('block', options.block ?? NFC_TYPE2_FIRST_DATA_BLOCK, 0, 255);
+    this.lines.push(`^RT${field},${b},${count},1,0,1^FS`);
+    this.lines.push(hostVerification(field, count * 8, o.header, o.terminator, o.appliesTo));
     return this;
   }
 
@@ -290,6 +380,20 @@ export class ZplLabelBuilder {
   toString(): string {
     return [...this.lines, '^XZ'].join('\n');
   }
+}
+
+/** `^FH_^HV#,n,h,t,a^FS`, header and terminator `^FH`-encoded. */
+function hostVerification(field: number, n: number, header: string, terminator: string, a: string): string {
+  if (a !== 'F' && a !== 'L') {
+    throw new DeviceProtocolError('INVALID_PARAMETER', 'appliesTo must be F or L', {
+      details: { appliesTo: a },
+    });
+  }
+  if (header.length > 3072 || terminator.length > 3072) {
+    throw new DeviceProtocolError('INVALID_PARAMETER', 'header and terminator are at most 3072 characters');
+  }
+  const hex = (s: string): string => encodeFieldHex(s, DEFAULT_HEX_INDICATOR);
+  return `^FH${DEFAULT_HEX_INDICATOR}^HV${field},${n},${hex(header)},${hex(terminator)},${a}^FS`;
 }
 
 function origin(x: number, y: number): string {
