@@ -75,11 +75,26 @@ const settle = (claim: Promise<Claimed | null>): Promise<ClaimAnswerOf> =>
     (error: unknown) => ({ ok: false, error }),
   );
 
+/**
+ * The printer a claim is for, as the control plane matches jobs to it: its name and whether it has an RFID
+ * and an NFC encoder (a job whose template writes a tag goes only to a printer that can).
+ */
+export interface ClaimPrinter {
+  name: string;
+  rfid: boolean;
+  nfc?: boolean | undefined;
+}
+
 /** A printer's claim waiting for the one in flight, to go with the others in one call. */
 interface WaitingClaim {
-  printer: { name: string; rfid: boolean };
+  printer: ClaimPrinter;
   resolve: (claimed: Claimed | null) => void;
   reject: (err: unknown) => void;
+}
+
+/** The printer as a claim sends it: `nfc` only when it has an NFC encoder. */
+function claimPrinter(p: ClaimPrinter): ClaimPrinter {
+  return { name: p.name, rfid: p.rfid, ...(p.nfc ? { nfc: true } : {}) };
 }
 
 export class ControlPlaneClient {
@@ -98,7 +113,7 @@ export class ControlPlaneClient {
    * /aidc/jobs/claim): a lone printer never waits, several printers share round trips. Each answer is its
    * printer's own claim; a call that fails fails each claim in it, which is never retried here.
    */
-  claim(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
+  claim(printer: ClaimPrinter): Promise<Claimed | null> {
     return new Promise((resolve, reject) => {
       this.waitingClaims.push({ printer, resolve, reject });
       if (!this.claimInFlight) this.sendWaitingClaims();
@@ -136,11 +151,11 @@ export class ControlPlaneClient {
    * refused alone).
    */
   private async claimTogether(group: readonly WaitingClaim[]): Promise<ClaimAnswerOf[]> {
-    const printers = new Map<string, { name: string; rfid: boolean; count: number }>();
+    const printers = new Map<string, ClaimPrinter & { count: number }>();
     for (const { printer } of group) {
       const p = printers.get(printer.name);
       if (p) p.count += 1;
-      else printers.set(printer.name, { ...printer, count: 1 });
+      else printers.set(printer.name, { ...claimPrinter(printer), count: 1 });
     }
     const request: ClaimBatchRequest = { printers: [...printers.values()] };
     const answer = await this.authed('POST', '/api/v2/aidc/jobs/claims', request);
@@ -160,8 +175,8 @@ export class ControlPlaneClient {
   }
 
   /** POST /aidc/jobs/claim: a job for this printer, or null when there is none (204). */
-  private async claimOne(printer: { name: string; rfid: boolean }): Promise<Claimed | null> {
-    const request: ClaimRequest = { printer };
+  private async claimOne(printer: ClaimPrinter): Promise<Claimed | null> {
+    const request: ClaimRequest = { printer: claimPrinter(printer) };
     const answer = await this.authed('POST', '/api/v2/aidc/jobs/claim', request);
     if (answer.status === 204) return null;
     if (answer.status !== 200) throw httpError('claim', answer);

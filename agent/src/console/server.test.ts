@@ -118,6 +118,52 @@ describe('console server', () => {
     expect((await call('POST', '/api/jobs/job_1/fail', 'not json')).status).toBe(400);
   });
 
+  it("takes a scan with the label's other symbols, GS1 ones typed in their (01)… form sent on raw", async () => {
+    backend.waiting = 'scan';
+    try {
+      const link = 'https://id.example.com/01/09506000134352/21/AB7';
+      const epc = '3674257BF7194E59B2C2BF100000000000000000000000000000';
+      expect(
+        await call('POST', '/api/jobs/job_1/scan', {
+          data: link,
+          symbols: [
+            { aimId: ']d1', data: link },
+            { aimId: ']C1', data: '(01)09506000134352(21)AB7' },
+            { aimId: ']d2', data: '010950600013435221AB7' },
+          ],
+          epc: epc.toLowerCase(),
+        }),
+      ).toMatchObject({ status: 202, body: { data: { accepted: 'scan' } } });
+      expect(backend.calls.at(-1)).toEqual([
+        'scan',
+        'job_1',
+        {
+          data: link,
+          symbols: [
+            { aimId: ']d1', data: link },
+            { aimId: ']C1', data: '010950600013435221AB7' },
+            { aimId: ']d2', data: '010950600013435221AB7' },
+          ],
+          epc,
+        },
+      ]);
+      const before = backend.calls.length;
+      for (const bad of [
+        { data: link, symbols: [{ aimId: ']C1', data: '(01)0950600013435(21)AB7' }] },
+        { data: link, symbols: [{ aimId: 'd2', data: '(01)09506000134352(21)AB7' }] },
+        { data: link, epc: epc.slice(0, 50) },
+      ]) {
+        expect(await call('POST', '/api/jobs/job_1/scan', bad)).toMatchObject({
+          status: 400,
+          body: { error: { code: 'VALIDATION_ERROR' } },
+        });
+      }
+      expect(backend.calls.length).toBe(before);
+    } finally {
+      backend.waiting = 'attestation';
+    }
+  });
+
   it('refuses an action on an attempt the job has left with 409 ATTEMPT_CHANGED, and asks nothing of the agent', async () => {
     const before = backend.calls.length;
     for (const [action, body] of [

@@ -30,6 +30,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { z } from 'zod';
+import { gs1HriToRaw } from '@dpp/shared';
 import { AgentError, toAgentError } from '../errors.js';
 import type { Supervisor } from '../jobs/index.js';
 import type { Logger } from '../log.js';
@@ -62,12 +63,41 @@ const Fail = z.object({
 });
 const Scan = z.object({
   data: z.string().min(1).max(2000),
+  /**
+   * The label's other symbols (DataMatrix, GS1-128), each as a scanner with AIM identifiers sends it: `]d1`
+   * and the data, or `]d2` / `]C1` and the GS1 data raw (GS separators) or in its `(01)…(21)…` form.
+   */
+  symbols: z
+    .array(
+      z.object({
+        aimId: z.string().regex(/^\][A-Za-z][0-9A-Za-z]$/, 'an AIM symbology identifier such as ]d2'),
+        data: z.string().min(1).max(2000),
+      }),
+    )
+    .max(8)
+    .optional(),
+  /** SGTIN-96 (24 hex digits) or SGTIN-198 (52). */
   epc: z
     .string()
-    .regex(/^[0-9A-Fa-f]{24}$/)
+    .regex(/^(?:[0-9A-Fa-f]{24}|[0-9A-Fa-f]{52})$/)
     .optional(),
   attemptId,
 });
+
+/** GS1 symbols (FNC1 first: `]d2`, `]C1`, `]Q3`) typed in their `(01)…` form, as scanners send them: raw. */
+function scannedSymbol(s: { aimId: string; data: string }): { aimId: string; data: string } {
+  if (!GS1_AIM_IDS.has(s.aimId) || !s.data.startsWith('(')) return s;
+  try {
+    return { aimId: s.aimId, data: gs1HriToRaw(s.data) };
+  } catch (err) {
+    throw new HttpError(
+      400,
+      'VALIDATION_ERROR',
+      `${s.aimId}${s.data} is not a GS1 element string: ${(err as Error).message}`,
+    );
+  }
+}
+const GS1_AIM_IDS = new Set([']d2', ']C1', ']Q3']);
 
 export interface ConsoleServerOptions {
   backend: ConsoleBackend;
@@ -299,7 +329,11 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   on('POST', `/api/jobs/${REF}/scan`, async (req, res, params) => {
     const b = parse(Scan, await readJson(req));
     onAttempt(ref(params), b.attemptId);
-    backend.scan(ref(params), { data: b.data, epc: b.epc?.toUpperCase() });
+    backend.scan(ref(params), {
+      data: b.data,
+      ...(b.symbols ? { symbols: b.symbols.map(scannedSymbol) } : {}),
+      epc: b.epc?.toUpperCase(),
+    });
     return send(res, 202, { data: { jobRef: ref(params), accepted: 'scan' } });
   });
 

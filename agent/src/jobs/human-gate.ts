@@ -10,7 +10,10 @@ import type { Supervisor } from './attestation.js';
 export type AttestationAnswer =
   { kind: 'attest'; supervisor: Supervisor; note?: string } | { kind: 'reprint' };
 export interface ManualScan {
+  /** The QR code's data. */
   data: string;
+  /** The label's other symbols with their AIM identifiers (GS1 data raw, GS separators). */
+  symbols?: { aimId: string; data: string }[] | undefined;
   epc?: string | undefined;
 }
 

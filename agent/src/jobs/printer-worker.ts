@@ -241,7 +241,11 @@ export class PrinterWorker {
       let claimed: Claimed | null;
       const claimStartedAt = this.opts.now();
       try {
-        claimed = await this.opts.client.claim({ name: this.name, rfid: this.opts.config.rfid });
+        claimed = await this.opts.client.claim({
+          name: this.name,
+          rfid: this.opts.config.rfid,
+          nfc: this.opts.config.nfc,
+        });
         this.opts.onControlPlaneAnswered?.();
       } catch (err) {
         this.log.warn({ err: toAgentError(err).message }, 'claim failed');

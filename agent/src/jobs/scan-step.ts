@@ -71,7 +71,11 @@ async function consoleRead(run: RunContext): Promise<{ read: ScanRead; scanner: 
       }),
     );
   }
-  return { read: { symbol: manual.data, epc: manual.epc }, scanner: 'console' };
+  const symbols = manual.symbols ? [{ aimId: ']Q1', data: manual.data }, ...manual.symbols] : undefined;
+  return {
+    read: { symbol: manual.data, ...(symbols ? { symbols } : {}), epc: manual.epc },
+    scanner: 'console',
+  };
 }
 
 /** The scan result of a read, or the failure that says how the label differs from the job. */

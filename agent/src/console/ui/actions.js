@@ -152,6 +152,14 @@ export function scanForm(job) {
     required: true,
     maxlength: 2000,
   });
+  const others = h('textarea', {
+    id: `scan-others-${job.jobRef}`,
+    name: 'symbols',
+    autocomplete: 'off',
+    rows: 2,
+    maxlength: 8000,
+    placeholder: ']d2(01)09506000134352(21)4711',
+  });
   return h(
     'form',
     {
@@ -160,11 +168,36 @@ export function scanForm(job) {
         e.preventDefault();
         const data = input.value.trim();
         const button = /** @type {HTMLButtonElement | null} */ (e.submitter);
-        if (data) act(button, 'scan', job.jobRef, { data, attemptId: job.attemptId });
+        const symbols = otherSymbols(others.value);
+        if (data)
+          act(button, 'scan', job.jobRef, {
+            data,
+            ...(symbols ? { symbols } : {}),
+            attemptId: job.attemptId,
+          });
       },
     },
     h('label', { for: input.id, text: 'Scan the label (or type its link)' }),
     input,
+    h('label', {
+      for: others.id,
+      text: 'Its other symbols, one per line with their AIM identifier (DataMatrix ]d1 or ]d2, GS1-128 ]C1)',
+    }),
+    others,
     h('button', { type: 'submit', class: 'primary' }, 'Submit scan'),
   );
+}
+
+/**
+ * The lines of the other-symbols box as the console's scan route takes them: `]d2(01)…` becomes
+ * `{ aimId: ']d2', data: '(01)…' }`; a line without an AIM identifier is sent as is, for the route to refuse.
+ * @param {string} text
+ */
+function otherSymbols(text) {
+  const lines = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
+  if (lines.length === 0) return undefined;
+  return lines.map((l) => ({ aimId: l.slice(0, 3), data: l.slice(3) }));
 }
