@@ -1,0 +1,1 @@
+export declare function rasteriseWithPdftoppm(pdf: Buffer): Promise<Buffer | null>;
