@@ -118,6 +118,22 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         expect(output).toContain(`${LABELS} of ${LABELS} demo labels SEALED`);
         const apiKey = /Demo API key \(all scopes\): (\S+)/.exec(output)![1]!;
 
+        // A demo label carries a QR code, a DataMatrix and an RFID tag, each proven and read after printing.
+        const jobs = await t.call('GET', '/api/v2/aidc/jobs?state=SEALED', { key: apiKey });
+        const sealed = await t.call('GET', `/api/v2/aidc/jobs/${jobs.body.data[0].jobRef as string}`, {
+          key: apiKey,
+        });
+        const evidence = Object.fromEntries(
+          (sealed.body.data.evidence as { kind: string; payload: Record<string, unknown> }[]).map((e) => [
+            e.kind,
+            e.payload,
+          ]),
+        );
+        const types = (list: unknown) => (list as { type: string }[]).map((c) => c.type);
+        expect(types(evidence.render_manifest!.carriers)).toEqual(['qr', 'datamatrix', 'rfid']);
+        expect(types(evidence.scan_result!.carriers).sort()).toEqual(['datamatrix', 'qr']);
+        expect(evidence.attestation).toMatchObject({ method: 'rfid_readback' });
+
         // Device requests went through both replicas.
         for (const [upstream, paths] of proxy.served)
           expect(

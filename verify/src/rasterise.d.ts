@@ -1,1 +1,0 @@
-export declare function rasteriseWithPdftoppm(pdf: Buffer): Promise<Buffer | null>;
