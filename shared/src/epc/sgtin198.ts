@@ -15,7 +15,7 @@
  */
 import { CodecError } from '../errors/codec-error.js';
 import { isValidGs1Serial } from '../gs1/serial.js';
-import { SGTIN_PARTITIONS, partitionForCompanyPrefixLength, type SgtinPartition } from './partition.js';
+import { assertFilter, mask, packSgtinHead, unpackSgtinHead, type SgtinScheme } from './sgtin-fields.js';
 import {
   assertCompanyPrefixLength,
   escapeGs3a3,
@@ -60,11 +60,11 @@ export interface Sgtin198 {
 }
 
 const SERIAL_BITS = 140;
+const SGTIN198: SgtinScheme = { name: 'SGTIN-198', header: SGTIN198_HEADER, serialBits: SERIAL_BITS };
 const CHAR_BITS = 7;
 const SERIAL_CHARS = SERIAL_BITS / CHAR_BITS; // 20
 /** Bits after the 198 that fill the last 16-bit word. */
 const PAD_BITS = 10n;
-const mask = (bits: number | bigint): bigint => (1n << BigInt(bits)) - 1n;
 
 function assertSerial(serial: string): string {
   if (!isValidGs1Serial(serial)) {
@@ -75,13 +75,6 @@ function assertSerial(serial: string): string {
     );
   }
   return serial;
-}
-
-function assertFilter(filter: number): number {
-  if (!Number.isInteger(filter) || filter < 0 || filter > 7) {
-    throw new CodecError('INVALID_FILTER', `filter must be an integer from 0 to 7, got ${String(filter)}`);
-  }
-  return filter;
 }
 
 /** TDS §14.3.2: each character as its 7-bit code, the first character in the most significant bits. */
@@ -108,15 +101,7 @@ export function encodeSgtin198(input: Sgtin198Input): Sgtin198 {
   const companyPrefixLength = assertCompanyPrefixLength(input.companyPrefixLength);
   const serial = assertSerial(input.serial);
   const parts = splitGtin(input.gtin, companyPrefixLength);
-  const row = partitionForCompanyPrefixLength(companyPrefixLength) as SgtinPartition; // 6..12 checked above
-
-  const value =
-    (BigInt(SGTIN198_HEADER) << 190n) |
-    (BigInt(filter) << 187n) |
-    (BigInt(row.partition) << 184n) |
-    (BigInt(parts.companyPrefix) << BigInt(row.itemReferenceBits + SERIAL_BITS)) |
-    (BigInt(parts.indicatorAndItemReference) << BigInt(SERIAL_BITS)) |
-    serialBits(serial);
+  const value = packSgtinHead(SGTIN198, filter, companyPrefixLength, parts) | serialBits(serial);
 
   return {
     hex: (value << PAD_BITS).toString(16).toUpperCase().padStart(SGTIN198_HEX_LENGTH, '0'),
@@ -169,44 +154,20 @@ export function decodeSgtin198(hex: string): Sgtin198 {
     throw new CodecError('INVALID_EPC', 'the 10 bits after an SGTIN-198 must be zero');
   }
   const value = word >> PAD_BITS;
-  const header = Number(value >> 190n);
-  if (header !== SGTIN198_HEADER) {
-    throw new CodecError(
-      'INVALID_EPC',
-      `header 0x${header.toString(16).toUpperCase()} is not SGTIN-198 (0x36)`,
-    );
-  }
-  const filter = Number((value >> 187n) & 7n);
-  const partition = Number((value >> 184n) & 7n);
-  const row = SGTIN_PARTITIONS[partition];
-  if (row === undefined) {
-    throw new CodecError(
-      'INVALID_EPC',
-      `partition value ${partition} is not defined for SGTIN (TDS Table 14-2)`,
-    );
-  }
-  const companyPrefixValue =
-    (value >> BigInt(row.itemReferenceBits + SERIAL_BITS)) & mask(row.companyPrefixBits);
-  const itemValue = (value >> BigInt(SERIAL_BITS)) & mask(row.itemReferenceBits);
-  if (companyPrefixValue >= 10n ** BigInt(row.companyPrefixDigits)) {
-    throw new CodecError('INVALID_EPC', `company prefix field exceeds ${row.companyPrefixDigits} digits`);
-  }
-  if (itemValue >= 10n ** BigInt(row.itemReferenceDigits)) {
-    throw new CodecError('INVALID_EPC', `item reference field exceeds ${row.itemReferenceDigits} digits`);
-  }
-  const companyPrefix = companyPrefixValue.toString().padStart(row.companyPrefixDigits, '0');
-  const indicatorAndItemReference = itemValue.toString().padStart(row.itemReferenceDigits, '0');
+  const { filter, companyPrefix, indicatorAndItemReference, gtin, companyPrefixLength } = unpackSgtinHead(
+    value,
+    SGTIN198,
+  );
   const serial = decodeSerial(value & mask(SERIAL_BITS));
-  const gtin = joinGtin({ companyPrefix, indicatorAndItemReference });
 
   return {
     hex: hex.toUpperCase(),
-    pureIdentityUri: sgtinPureIdentityUri(gtin, serial, row.companyPrefixDigits),
+    pureIdentityUri: sgtinPureIdentityUri(gtin, serial, companyPrefixLength),
     tagUri: tagUri(filter, companyPrefix, indicatorAndItemReference, serial),
     gtin,
     serial,
     filter,
-    companyPrefixLength: row.companyPrefixDigits,
+    companyPrefixLength,
   };
 }
 

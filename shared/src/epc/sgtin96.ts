@@ -13,11 +13,13 @@
  * serial needs SGTIN-198, which this codec does not produce.
  */
 import { CodecError } from '../errors/codec-error.js';
-import { SGTIN_PARTITIONS, partitionForCompanyPrefixLength, type SgtinPartition } from './partition.js';
+import { assertFilter, mask, packSgtinHead, unpackSgtinHead, type SgtinScheme } from './sgtin-fields.js';
 import { assertCompanyPrefixLength, joinGtin, sgtinPureIdentityUri, splitGtin } from './sgtin-uri.js';
 
 /** EPC header of SGTIN-96, TDS §14.2 Table 14-1. */
 export const SGTIN96_HEADER = 0x30;
+
+const SGTIN96: SgtinScheme = { name: 'SGTIN-96', header: SGTIN96_HEADER, serialBits: 38 };
 
 /** Largest serial an SGTIN-96 can carry: 2^38 - 1. */
 export const SGTIN96_MAX_SERIAL = 274877906943n;
@@ -65,7 +67,6 @@ export interface Sgtin96 {
 }
 
 const SERIAL_BITS = 38n;
-const mask = (bits: number | bigint): bigint => (1n << BigInt(bits)) - 1n;
 
 function serialProblem(serial: string): 'INVALID_SERIAL' | 'SERIAL_OUT_OF_RANGE' | undefined {
   if (typeof serial !== 'string' || !/^(?:0|[1-9][0-9]*)$/.test(serial)) return 'INVALID_SERIAL';
@@ -106,13 +107,6 @@ function assertSgtin96Serial(serial: string): bigint {
   return BigInt(serial);
 }
 
-function assertFilter(filter: number): number {
-  if (!Number.isInteger(filter) || filter < 0 || filter > 7) {
-    throw new CodecError('INVALID_FILTER', `filter must be an integer from 0 to 7, got ${String(filter)}`);
-  }
-  return filter;
-}
-
 function tagUri(
   filter: number,
   companyPrefix: string,
@@ -136,16 +130,7 @@ export function encodeSgtin96(input: Sgtin96Input): Sgtin96 {
   const companyPrefixLength = assertCompanyPrefixLength(input.companyPrefixLength);
   const serial = assertSgtin96Serial(input.serial);
   const parts = splitGtin(input.gtin, companyPrefixLength);
-  const row = partitionForCompanyPrefixLength(companyPrefixLength) as SgtinPartition; // 6..12 checked above
-
-  // TDS §14.3.3 partition table encoding: both fields are plain integers in their M and N bits.
-  const value =
-    (BigInt(SGTIN96_HEADER) << 88n) |
-    (BigInt(filter) << 85n) |
-    (BigInt(row.partition) << 82n) |
-    (BigInt(parts.companyPrefix) << BigInt(row.itemReferenceBits + 38)) |
-    (BigInt(parts.indicatorAndItemReference) << SERIAL_BITS) |
-    serial;
+  const value = packSgtinHead(SGTIN96, filter, companyPrefixLength, parts) | serial;
 
   return {
     hex: value.toString(16).toUpperCase().padStart(24, '0'),
@@ -173,34 +158,11 @@ export function decodeSgtin96(hex: string): Sgtin96 {
     throw new CodecError('INVALID_EPC', `an SGTIN-96 EPC is 24 hex digits, got ${JSON.stringify(hex)}`);
   }
   const value = BigInt(`0x${hex}`);
-  const header = Number(value >> 88n);
-  if (header !== SGTIN96_HEADER) {
-    throw new CodecError(
-      'INVALID_EPC',
-      `header 0x${header.toString(16).toUpperCase()} is not SGTIN-96 (0x30)`,
-    );
-  }
-  const filter = Number((value >> 85n) & 7n);
-  const partition = Number((value >> 82n) & 7n);
-  const row = SGTIN_PARTITIONS[partition];
-  if (row === undefined) {
-    throw new CodecError(
-      'INVALID_EPC',
-      `partition value ${partition} is not defined for SGTIN (TDS Table 14-2)`,
-    );
-  }
-  const companyPrefixValue = (value >> BigInt(row.itemReferenceBits + 38)) & mask(row.companyPrefixBits);
-  const itemValue = (value >> SERIAL_BITS) & mask(row.itemReferenceBits);
-  if (companyPrefixValue >= 10n ** BigInt(row.companyPrefixDigits)) {
-    throw new CodecError('INVALID_EPC', `company prefix field exceeds ${row.companyPrefixDigits} digits`);
-  }
-  if (itemValue >= 10n ** BigInt(row.itemReferenceDigits)) {
-    throw new CodecError('INVALID_EPC', `item reference field exceeds ${row.itemReferenceDigits} digits`);
-  }
-  const companyPrefix = companyPrefixValue.toString().padStart(row.companyPrefixDigits, '0');
-  const indicatorAndItemReference = itemValue.toString().padStart(row.itemReferenceDigits, '0');
+  const { filter, companyPrefix, indicatorAndItemReference, gtin, companyPrefixLength } = unpackSgtinHead(
+    value,
+    SGTIN96,
+  );
   const serial = (value & mask(SERIAL_BITS)).toString();
-  const gtin = joinGtin({ companyPrefix, indicatorAndItemReference });
 
   return {
     hex: hex.toUpperCase(),
@@ -209,7 +171,7 @@ export function decodeSgtin96(hex: string): Sgtin96 {
     gtin,
     serial,
     filter,
-    companyPrefixLength: row.companyPrefixDigits,
+    companyPrefixLength,
   };
 }
 
