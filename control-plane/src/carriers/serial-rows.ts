@@ -19,6 +19,16 @@ export interface SerialRow {
   cpl: number;
 }
 
+/** What a report reads of each serial: the row and its product's company prefix length. */
+const SERIAL_ROW_COLUMNS = [
+  's.serial',
+  's.seq',
+  's.gtin',
+  's.product_id',
+  's.print_status',
+  'p.company_prefix_length as cpl',
+] as const;
+
 /**
  * The tenant's serials among these numbers, with their product's company prefix length. On PostgreSQL the
  * rows are locked (FOR UPDATE) until the transaction ends, so what a report decides from print_status
@@ -46,14 +56,7 @@ export async function lookupSerials(
   return trx
     .selectFrom('carrier_serials as s')
     .innerJoin('products as p', 'p.id', 's.product_id')
-    .select([
-      's.serial',
-      's.seq',
-      's.gtin',
-      's.product_id',
-      's.print_status',
-      'p.company_prefix_length as cpl',
-    ])
+    .select(SERIAL_ROW_COLUMNS)
     .where('s.tenant_id', '=', tenantId)
     .where('s.seq', 'in', [...seqs])
     .execute();
@@ -73,14 +76,7 @@ export async function lookupSerialsByText(
   let q = trx
     .selectFrom('carrier_serials as s')
     .innerJoin('products as p', 'p.id', 's.product_id')
-    .select([
-      's.serial',
-      's.seq',
-      's.gtin',
-      's.product_id',
-      's.print_status',
-      'p.company_prefix_length as cpl',
-    ])
+    .select(SERIAL_ROW_COLUMNS)
     .where('s.tenant_id', '=', tenantId)
     .where('s.serial', 'in', [...serials])
     .orderBy('s.serial');
