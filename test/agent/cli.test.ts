@@ -113,7 +113,9 @@ describe('dpp-agent CLI', () => {
     printer.faults.set('paperOut', true);
     const p = capture();
     expect(await main(['printers'], p)).toBe(0);
-    expect(p.out.join('\n')).toMatch(/zebra-1 +zpl +tcp +127\.0\.0\.1:\d+ +yes +yes +paper_out +paperOut/);
+    expect(p.out.join('\n')).toMatch(
+      /zebra-1 +zpl +tcp +127\.0\.0\.1:\d+ +yes +no +yes +paper_out +paperOut/,
+    );
     expect(p.out.join('\n')).toMatch(/office +pdf +spool .* one-way transport: no status/);
     printer.faults.set('paperOut', false);
 

@@ -43,7 +43,9 @@ export async function printersCommand(
 async function configuredPrinters(loaded: LoadedConfig, out: Output, usb: UsbProbe): Promise<number> {
   const printers = loaded.config.printers;
   const running = await fetchStatus(loaded.config);
-  const rows: string[][] = [['PRINTER', 'LANG', 'TRANSPORT', 'WHERE', 'RFID', 'SCANNER', 'STATE', 'DETAIL']];
+  const rows: string[][] = [
+    ['PRINTER', 'LANG', 'TRANSPORT', 'WHERE', 'RFID', 'NFC', 'SCANNER', 'STATE', 'DETAIL'],
+  ];
   let failed = 0;
   for (const p of printers) {
     let state: string;
@@ -75,6 +77,7 @@ async function configuredPrinters(loaded: LoadedConfig, out: Output, usb: UsbPro
       p.transport.type,
       where(p.transport),
       p.rfid ? 'yes' : 'no',
+      p.nfc ? 'yes' : 'no',
       p.scanner ? 'yes' : 'no',
       state,
       detail,

@@ -57,7 +57,7 @@ describe('dpp-agent printers with USB', () => {
     );
     expect(code).toBe(0);
     const text = c.lines.join('\n');
-    expect(text).toMatch(/^zebra-usb +zpl +usb +serial D8N231500123 +no +no +ready$/m);
+    expect(text).toMatch(/^zebra-usb +zpl +usb +serial D8N231500123 +no +no +no +ready$/m);
     expect(text).toContain('USB printers seen:');
     expect(text).toMatch(
       new RegExp(

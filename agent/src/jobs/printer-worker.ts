@@ -28,6 +28,8 @@ export interface PrinterView {
   transport: string;
   target: string;
   rfid: boolean;
+  /** An NFC encoder is fitted. */
+  nfc: boolean;
   scanner: string | null;
   state: PrinterState;
   detail: string | null;
@@ -108,6 +110,7 @@ export class PrinterWorker {
       transport: c.transport.type,
       target: this.opts.driver.transport.target,
       rfid: c.rfid,
+      nfc: c.nfc,
       scanner: c.scanner
         ? c.scanner.link.type === 'serial'
           ? c.scanner.link.path

@@ -85,6 +85,8 @@ function printerCard(p, job) {
       ),
       h('dt', { text: 'RFID' }),
       h('dd', { text: p.rfid ? 'encoder fitted' : 'no' }),
+      h('dt', { text: 'NFC' }),
+      h('dd', { text: p.nfc ? 'encoder fitted' : 'no' }),
       h('dt', { text: 'Scanner' }),
       h('dd', { text: p.scanner ? 'fitted' : 'none (scan at the console)' }),
     ),
