@@ -119,7 +119,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)(
         expect(output).toContain(`${LABELS} of ${LABELS} demo labels SEALED`);
         const apiKey = /Demo API key \(all scopes\): (\S+)/.exec(output)![1]!;
 
-        // The first demo label carries a QR code, a DataMatrix and an RFID tag, each proven and read after
+        // The last demo label carries a QR code, a DataMatrix and an RFID tag, each proven and read after
         // printing; the others a QR code and the tag.
         const list = await t.call('GET', '/api/v2/aidc/jobs?state=SEALED', { key: apiKey });
         const types = (list: unknown) => (list as { type: string }[]).map((c) => c.type);

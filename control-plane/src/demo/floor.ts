@@ -153,12 +153,14 @@ async function printLabels(
   for (const serial of product.serials) {
     const r = await call('POST', '/api/v2/aidc/jobs', {
       key: o.apiKey,
-      // The first label carries a GS1 DataMatrix with the Digital Link beside its QR code and its RFID tag;
-      // the others the QR code and the tag (each symbol's proof costs the agent time on every label).
+      // The last label carries a GS1 DataMatrix with the Digital Link beside its QR code and its RFID tag;
+      // the others the QR code and the tag (each symbol's proof costs the agent time on every label, and a
+      // label that takes longer can see the next one out under the scanner, which an unattended demo floor
+      // cannot resolve: no label follows the last).
       body: {
         gtin: product.gtin,
         serial,
-        ...(serial === product.serials[0] ? { labelTemplate: { dataMatrix: 'digital-link' } } : {}),
+        ...(serial === product.serials.at(-1) ? { labelTemplate: { dataMatrix: 'digital-link' } } : {}),
       },
     });
     if (r.status !== 201) throw new Error(`queue job: ${r.status} ${r.text}`);
