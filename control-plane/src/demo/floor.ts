@@ -243,6 +243,10 @@ async function startFloor(call: ApiCaller, o: DemoFloorOptions, dir: string): Pr
           dataDir: './data',
           controlPlaneUrl: o.controlPlaneUrl,
           console: { host: '127.0.0.1', port: o.consolePort },
+          // One label at a time: nobody stands at a demo floor to scan a label that moved on before its scan
+          // (the agent asks a person when the scanner already sees the next label, which a loaded machine
+          // can cause on the simulator); a staffed floor keeps the default pipeline.
+          jobs: { pipelineDepth: 1 },
           printers: [
             {
               name: PRINTER,
