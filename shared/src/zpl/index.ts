@@ -1,6 +1,7 @@
 /** ZPL wire code both sides need: tokenizer, writer, host status frames. Pure, no I/O. */
 export * from './errors.js';
 export * from './tokenizer.js';
+export * from './field-data.js';
 export * from './field-hex.js';
 export * from './writer.js';
 export * from './host-status.js';

@@ -18,6 +18,7 @@
  */
 import { GS1_GROUP_SEPARATOR, gs1ElementsToRaw, type Gs1Element } from '../gs1/element-string.js';
 import { DeviceProtocolError } from './errors.js';
+import { assertZplFieldData } from './field-data.js';
 import { ZplTokenizer } from './tokenizer.js';
 
 /** What a symbol encodes: FNC1 first (GS1) or not, and its data with GS for every later FNC1. */
@@ -35,21 +36,6 @@ const DATA_MATRIX_ESCAPES = ['_', '`', '|', '@', '#', '$', '{', '}', '[', ']', '
 /** `^BX` parameter g when it is left empty (ZPL II Programming Guide, ^BX). */
 const DATA_MATRIX_DEFAULT_ESCAPE = '~';
 
-function printableAscii(data: string, what: string): string {
-  if (data.length === 0) throw new DeviceProtocolError('INVALID_FIELD_DATA', `${what} is empty`);
-  for (const ch of data) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 || code > 0x7e || ch === '^' || ch === '~') {
-      throw new DeviceProtocolError(
-        'INVALID_FIELD_DATA',
-        `${what} contains ${JSON.stringify(ch)}: only printable ASCII without ^ and ~ can travel in ^FD`,
-        { details: { char: ch } },
-      );
-    }
-  }
-  return data;
-}
-
 /**
  * The escape character and field data of a DataMatrix (`^BX...,<escape>^FD<fieldData>^FS`).
  *
@@ -60,7 +46,7 @@ function printableAscii(data: string, what: string): string {
 export function zplDataMatrixField(content: ZplDataMatrixContent): { escape: string; fieldData: string } {
   // gs1ElementsToRaw checks every value is GS1 character set 82 (printable ASCII, never ^ or ~).
   const data =
-    'text' in content ? printableAscii(content.text, 'DataMatrix data') : gs1ElementsToRaw(content.gs1);
+    'text' in content ? assertZplFieldData(content.text, 'DataMatrix data') : gs1ElementsToRaw(content.gs1);
   const escape = DATA_MATRIX_ESCAPES.find((c) => !data.includes(c));
   if (escape === undefined) {
     throw new DeviceProtocolError(

@@ -4,6 +4,7 @@
  * printer intact (ZPL II Programming Guide command references cited per method).
  */
 import { DeviceProtocolError } from './errors.js';
+import { assertZplFieldData } from './field-data.js';
 import { DEFAULT_HEX_INDICATOR, encodeFieldHex } from './field-hex.js';
 import type { Gs1Element } from '../gs1/element-string.js';
 import { zplDataMatrixField, zplGs1128FieldData, type ZplDataMatrixContent } from './symbols.js';
@@ -131,29 +132,6 @@ function int(name: string, value: number, min: number, max: number): number {
     });
   }
   return value;
-}
-
-/**
- * Checks field data: printable ASCII only, and never `^` or `~`, which would start a new command
- * in the middle of the field. Returns the data; throws `INVALID_FIELD_DATA` otherwise.
- *
- * @example
- * assertZplFieldData('Lot 7, shift B'); // 'Lot 7, shift B'
- * assertZplFieldData('50% ^off');       // throws DeviceProtocolError INVALID_FIELD_DATA
- */
-export function assertZplFieldData(data: string, what = 'field data'): string {
-  if (data.length === 0) throw new DeviceProtocolError('INVALID_FIELD_DATA', `${what} is empty`);
-  for (const ch of data) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 || code > 0x7e || ch === '^' || ch === '~') {
-      throw new DeviceProtocolError(
-        'INVALID_FIELD_DATA',
-        `${what} contains ${JSON.stringify(ch)}: only printable ASCII without ^ and ~ can travel in ^FD`,
-        { details: { char: ch } },
-      );
-    }
-  }
-  return data;
 }
 
 /**
