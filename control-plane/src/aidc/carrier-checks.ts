@@ -36,8 +36,8 @@ function hasMoreCarriers(t: LabelTemplate): boolean {
 }
 
 /** Every carrier the job's label carries, with the content the evidence must show. */
-export function jobCarriers(job: PrintJobTable): LabelCarrier[] {
-  return expectedCarriers(jobTemplate(job), {
+export function jobCarriers(job: PrintJobTable, template: LabelTemplate = jobTemplate(job)): LabelCarrier[] {
+  return expectedCarriers(template, {
     digitalLink: job.digital_link,
     gtin: job.gtin,
     serial: job.serial,
@@ -55,7 +55,7 @@ const sorted = (carriers: readonly LabelCarrier[]): string[] => carriers.map((c)
 export function renderedCarriersProblem(job: PrintJobTable, m: RenderManifest): CarrierProblem | undefined {
   const template = jobTemplate(job);
   if (m.carriers === undefined && !hasMoreCarriers(template)) return undefined;
-  const expected = jobCarriers(job);
+  const expected = jobCarriers(job, template);
   const got = m.carriers ?? [];
   const a = sorted(expected);
   const b = sorted(got);

@@ -19,8 +19,6 @@ import { assertCompanyPrefixLength, joinGtin, sgtinPureIdentityUri, splitGtin } 
 /** EPC header of SGTIN-96, TDS §14.2 Table 14-1. */
 export const SGTIN96_HEADER = 0x30;
 
-const SGTIN96: SgtinScheme = { name: 'SGTIN-96', header: SGTIN96_HEADER, serialBits: 38 };
-
 /** Largest serial an SGTIN-96 can carry: 2^38 - 1. */
 export const SGTIN96_MAX_SERIAL = 274877906943n;
 
@@ -67,6 +65,7 @@ export interface Sgtin96 {
 }
 
 const SERIAL_BITS = 38n;
+const SGTIN96: SgtinScheme = { name: 'SGTIN-96', header: SGTIN96_HEADER, serialBits: Number(SERIAL_BITS) };
 
 function serialProblem(serial: string): 'INVALID_SERIAL' | 'SERIAL_OUT_OF_RANGE' | undefined {
   if (typeof serial !== 'string' || !/^(?:0|[1-9][0-9]*)$/.test(serial)) return 'INVALID_SERIAL';
