@@ -44,16 +44,22 @@ describe.each(testDialects())('the label proof and its transparency log (%s)', (
 
   const log = () => t.cp.services.transparency;
 
-  /** Prints and seals `count` labels of a new product; the log takes them in. */
-  async function sealLabels(count: number): Promise<{ gtin: string; serials: string[]; productId: string }> {
+  /**
+   * Prints and seals `count` labels of a new product, one after another or (`together`) claimed and sealed
+   * in one batch, so that one pass of the log takes them all in; the log takes them in.
+   */
+  async function sealLabels(
+    count: number,
+    together = false,
+  ): Promise<{ gtin: string; serials: string[]; productId: string }> {
     const p = await journey(t.call, admin, count);
     for (const serial of p.serials) {
       expect(
         (await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } })).status,
       ).toBe(201);
-      const c = (await dev.claim())!;
-      await dev.seal(c);
+      if (!together) await dev.seal((await dev.claim())!);
     }
+    if (together) await dev.sealMany(await dev.claimMany([{ name: 'zebra-1', count }]));
     await log().sequence();
     return p;
   }
@@ -68,8 +74,11 @@ describe.each(testDialects())('the label proof and its transparency log (%s)', (
   const keys = async () =>
     createLocalJWKSet((await t.call('GET', '/api/v2/public/signing-keys')).body as JSONWebKeySet);
 
-  it('logs every seal receipt and proves it under a signed tree head', async () => {
-    const p = await sealLabels(3);
+  it.each([
+    ['one at a time', false],
+    ['sealed together, taken in by one pass', true],
+  ])('logs every seal receipt and proves it under a signed tree head (%s)', async (_, together) => {
+    const p = await sealLabels(3, together);
     const jwks = await keys();
     for (const serial of p.serials) {
       const proof = await proofOf(p.gtin, serial);

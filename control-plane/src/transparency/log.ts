@@ -5,6 +5,7 @@
  * under the lock of the log's row, and signs no head whose tree does not extend the previous one.
  */
 import { TREE_HEAD_TYPE, type TreeHeadPayload, canonicalJsonBytes } from '@dpp/shared';
+import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
 import type { Keyring } from '../signing/index.js';
 import { type Db, type LogTreeHeadTable, isPostgres, uuidv7 } from '../store/index.js';
@@ -32,6 +33,9 @@ export interface TransparencyLogDeps {
   maxHeadAgeMs: number;
   log: Logger;
 }
+
+/** Receipts given their leaf index by one UPDATE (two parameters each). */
+const LEAF_INDEX_CHUNK = 500;
 
 /** The tree in the store does not extend the last head the log signed: it was rewritten. */
 export class LogIntegrityError extends Error {
@@ -167,12 +171,24 @@ export class TransparencyLog {
           )
           .execute();
       }
-      for (const [offset, p] of pending.entries()) {
-        await trx
+      // Each receipt's leaf index, one statement per chunk of receipts instead of one per receipt (the
+      // indexes are ours, integers, so they are written as literals: a parameter would be untyped text).
+      for (let i = 0; i < pending.length; i += LEAF_INDEX_CHUNK) {
+        const chunk = pending.slice(i, i + LEAF_INDEX_CHUNK);
+        const leafIndex = sql<number>`case job_ref ${sql.join(
+          chunk.map((p, k) => sql`when ${p.job_ref} then ${sql.lit(size + i + k)}`),
+          sql` `,
+        )} end`;
+        const updated = await trx
           .updateTable('seal_receipts')
-          .set({ leaf_index: size + offset })
-          .where('job_ref', '=', p.job_ref)
-          .execute();
+          .set({ leaf_index: leafIndex })
+          .where(
+            'job_ref',
+            'in',
+            chunk.map((p) => p.job_ref),
+          )
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) !== chunk.length) throw new Error('a pending receipt vanished');
       }
       await trx.updateTable('transparency_log').set({ tree_size: grown }).where('id', '=', 'log').execute();
       const timestamp = new Date(now()).toISOString();
