@@ -16,6 +16,16 @@ export interface OutboxRow {
 /** Handles one outbox row; a throw leaves the row for a later retry with backoff. Must be idempotent. */
 export type OutboxHandler = (row: OutboxRow) => Promise<void>;
 
+/**
+ * A topic's handler that can also take the rows of a pass together (a few statements for all of them instead
+ * of a few each): `many` handles them all or throws, and then each row is handled again alone by `one`, so a
+ * row that fails fails alone. Both must be idempotent.
+ */
+export interface OutboxBatchHandler {
+  one: OutboxHandler;
+  many(rows: readonly OutboxRow[]): Promise<void>;
+}
+
 export interface DispatcherOptions {
   db: Db;
   dialect: Dialect;
@@ -29,6 +39,8 @@ export interface DispatcherOptions {
 }
 
 const BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000];
+/** Rows marked processed by one UPDATE (a pass claims `batchSize`, 100 by default). */
+const MARK_CHUNK = 500;
 
 /**
  * Where outbox rows keep their claim. No owner column: a row's handler is idempotent, so a dispatcher
@@ -47,7 +59,10 @@ const OUTBOX_QUEUE: LeaseColumns<'outbox'> = {
  * failure is logged and contained; it never stops the loop.
  */
 export class OutboxDispatcher {
-  private readonly handlers = new Map<string, OutboxHandler>();
+  private readonly handlers = new Map<
+    string,
+    Partial<OutboxBatchHandler> & Pick<OutboxBatchHandler, 'one'>
+  >();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
@@ -66,9 +81,9 @@ export class OutboxDispatcher {
     this.now = opts.now ?? Date.now;
   }
 
-  register(topic: OutboxTopic, handler: OutboxHandler): void {
+  register(topic: OutboxTopic, handler: OutboxHandler | OutboxBatchHandler): void {
     if (this.handlers.has(topic)) throw new Error(`outbox topic ${topic} already has a handler`);
-    this.handlers.set(topic, handler);
+    this.handlers.set(topic, typeof handler === 'function' ? { one: handler } : handler);
   }
 
   start(): void {
@@ -102,11 +117,45 @@ export class OutboxDispatcher {
     await this.running;
   }
 
-  /** One pass over due rows; returns how many were handled. Exposed for tests and benchmarks. */
+  /**
+   * One pass over due rows; returns how many were handled. Each topic's rows go to its handler together,
+   * and the rows handled are marked processed with one statement. Exposed for tests and benchmarks.
+   */
   async drainOnce(): Promise<number> {
     this.seenWrites = outboxRowsWritten();
     const rows = await this.claim();
-    await Promise.all(rows.map((row) => this.handle(row)));
+    const byTopic = new Map<string, OutboxRow[]>();
+    for (const row of rows) {
+      const some = byTopic.get(row.topic);
+      if (some) some.push(row);
+      else byTopic.set(row.topic, [row]);
+    }
+    const done = await Promise.all(
+      [...byTopic].map(async ([topic, some]) => {
+        const handler = this.handlers.get(topic);
+        if (handler?.many) {
+          try {
+            await handler.many(some);
+            return some;
+          } catch (err) {
+            this.opts.log.warn(
+              { err, topic, rows: some.length },
+              'outbox batch failed; its rows go one by one',
+            );
+          }
+        }
+        const alone = await Promise.all(some.map(async (row) => ((await this.handle(row)) ? row : null)));
+        return alone.filter((row) => row !== null);
+      }),
+    );
+    const handled = done.flat().map((row) => row.id);
+    for (let i = 0; i < handled.length; i += MARK_CHUNK) {
+      await this.opts.db
+        .updateTable('outbox')
+        .set({ processed_at: new Date(this.now()).toISOString(), locked_until: null, last_error: null })
+        .where('id', 'in', handled.slice(i, i + MARK_CHUNK))
+        .execute();
+    }
     return rows.length;
   }
 
@@ -156,17 +205,13 @@ export class OutboxDispatcher {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  private async handle(row: OutboxRow): Promise<void> {
+  /** Handles one row alone: true when it was handled, else it is scheduled for a retry with backoff. */
+  private async handle(row: OutboxRow): Promise<boolean> {
     const handler = this.handlers.get(row.topic);
-    const { db } = this.opts;
     try {
       if (!handler) throw new Error(`no handler for outbox topic ${row.topic}`);
-      await handler(row);
-      await db
-        .updateTable('outbox')
-        .set({ processed_at: new Date(this.now()).toISOString(), locked_until: null, last_error: null })
-        .where('id', '=', row.id)
-        .execute();
+      await handler.one(row);
+      return true;
     } catch (err) {
       const attempts = row.attempts + 1;
       const delay = retryDelay(BACKOFF_MS, attempts);
@@ -174,7 +219,7 @@ export class OutboxDispatcher {
         { err, outboxId: row.id, topic: row.topic, attempts },
         'outbox handler failed; will retry',
       );
-      await db
+      await this.opts.db
         .updateTable('outbox')
         .set({
           attempts,
@@ -184,6 +229,7 @@ export class OutboxDispatcher {
         })
         .where('id', '=', row.id)
         .execute();
+      return false;
     }
   }
 }

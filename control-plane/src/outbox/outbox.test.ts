@@ -84,6 +84,46 @@ describe.each(testDialects())('outbox (%s)', (dialect) => {
     expect(await outboxBacklog(store.db)).toBe(0);
   });
 
+  it("hands a topic's rows of a pass to its batch handler together; a failed batch goes row by row, and only a failing row waits", async () => {
+    const n = (row: OutboxRow) => (row.payload as { n: number }).n;
+    const batches: number[][] = [];
+    const alone: number[] = [];
+    const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log });
+    d.register('batch', {
+      many: async (rows) => {
+        batches.push(rows.map(n));
+        if (rows.some((r) => n(r) === 2)) throw new Error('one row spoils the batch');
+      },
+      one: async (row) => {
+        if (n(row) === 2) throw new Error('row 2 cannot be handled');
+        alone.push(n(row));
+      },
+    });
+    for (const i of [1, 2, 3])
+      await enqueueOutbox(store.db, { topic: 'batch', tenantId: null, payload: { n: i } });
+    expect(await d.drainOnce()).toBe(3);
+    expect(batches).toEqual([[1, 2, 3]]);
+    expect(alone.sort()).toEqual([1, 3]);
+    const rows = await store.db.selectFrom('outbox').selectAll().execute();
+    const byN = new Map(rows.map((r) => [(JSON.parse(r.payload) as { n: number }).n, r]));
+    expect(byN.get(1)).toMatchObject({ attempts: 0, locked_until: null, last_error: null });
+    expect(byN.get(1)!.processed_at).not.toBeNull();
+    expect(byN.get(3)!.processed_at).not.toBeNull();
+    expect(byN.get(2)).toMatchObject({
+      processed_at: null,
+      attempts: 1,
+      last_error: 'row 2 cannot be handled',
+    });
+
+    // A batch that succeeds is all its rows done, none handled alone.
+    for (const i of [4, 5])
+      await enqueueOutbox(store.db, { topic: 'batch', tenantId: null, payload: { n: i } });
+    expect(await d.drainOnce()).toBe(2);
+    expect(batches.at(-1)).toEqual([4, 5]);
+    expect(alone.sort()).toEqual([1, 3]);
+    expect(await outboxBacklog(store.db)).toBe(1);
+  });
+
   it('records a domain event and its outbox row together', async () => {
     const tenantId = '00000000-0000-4000-8000-000000000001';
     const id = await recordEvent(store.db, {

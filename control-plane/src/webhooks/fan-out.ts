@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { WEBHOOK_API_VERSION, type WebhookEnvelope } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
-import type { OutboxHandler } from '../outbox/index.js';
+import type { OutboxBatchHandler, OutboxRow } from '../outbox/index.js';
 import type { Db } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 
@@ -21,71 +21,96 @@ export interface FanOutDeps {
   onQueued?: () => void;
 }
 
+/** Deliveries queued by one INSERT (17 columns each, far below both dialects' parameter limits). */
+const DELIVERY_INSERT_CHUNK = 500;
+
 /**
  * The outbox handler of topic `event`: one delivery per enabled endpoint of the event's tenant that
  * subscribes to its type and existed when the event occurred. The envelope is serialised here, once,
  * so every attempt sends the same bytes. Idempotent: a delivery is unique per (endpoint, event), so a
  * row handled twice (a crash after the insert, before the outbox row was marked) queues nothing new.
+ *
+ * The rows of a dispatcher pass are handled together: one read of their tenants' endpoints, and their
+ * deliveries in as few INSERTs as fit, each holding all of an event's deliveries (an event's deliveries are
+ * queued together or not at all).
  */
-export function webhookFanOut(deps: FanOutDeps): OutboxHandler {
+export function webhookFanOut(deps: FanOutDeps): OutboxBatchHandler {
   const now = deps.now ?? Date.now;
-  return async (row) => {
-    const parsed = EventPayloadSchema.safeParse(row.payload);
-    if (!parsed.success || !row.tenantId) {
-      // A malformed row never becomes well-formed; retrying it would only repeat this line.
-      deps.log.error(
-        { outboxId: row.id, issues: parsed.error?.issues },
-        'event outbox row is malformed; skipped',
-      );
-      return;
+  const many = async (rows: readonly OutboxRow[]): Promise<void> => {
+    const events: { tenantId: string; event: z.infer<typeof EventPayloadSchema> }[] = [];
+    for (const row of rows) {
+      const parsed = EventPayloadSchema.safeParse(row.payload);
+      if (!parsed.success || !row.tenantId) {
+        // A malformed row never becomes well-formed; retrying it would only repeat this line.
+        deps.log.error(
+          { outboxId: row.id, issues: parsed.error?.issues },
+          'event outbox row is malformed; skipped',
+        );
+        continue;
+      }
+      events.push({ tenantId: row.tenantId, event: parsed.data });
     }
-    const event = parsed.data;
-    const occurredAt = new Date(event.occurredAt).toISOString();
+    if (events.length === 0) return;
     const endpoints = await deps.db
       .selectFrom('webhook_endpoints')
-      .select(['id', 'events'])
-      .where('tenant_id', '=', row.tenantId)
+      .select(['id', 'tenant_id', 'events', 'created_at'])
+      .where('tenant_id', 'in', [...new Set(events.map((e) => e.tenantId))])
       .where('enabled', '=', 1)
-      .where('created_at', '<=', occurredAt)
       .execute();
-    const targets = endpoints.filter((e) => (JSON.parse(e.events) as string[]).includes(event.type));
-    if (targets.length === 0) return;
+    const subscribed = endpoints.map((e) => ({ ...e, types: new Set(JSON.parse(e.events) as string[]) }));
 
-    const envelope: WebhookEnvelope = {
-      id: event.eventId,
-      type: event.type as WebhookEnvelope['type'],
-      timestamp: event.occurredAt,
-      apiVersion: WEBHOOK_API_VERSION,
-      data: event.data,
-    };
-    const payload = JSON.stringify(envelope);
     const at = new Date(now()).toISOString();
-    // One statement, so all of an event's deliveries are queued together or not at all.
-    await deps.db
-      .insertInto('webhook_deliveries')
-      .values(
-        targets.map((e) => ({
-          id: uuidv7(),
-          tenant_id: row.tenantId!,
-          endpoint_id: e.id,
-          event_id: event.eventId,
-          event_type: event.type,
-          payload,
-          status: 'pending',
-          attempts: 0,
-          next_attempt_at: at,
-          locked_until: null,
-          claim_token: null,
-          next_trigger: 'schedule',
-          last_status_code: null,
-          last_error: null,
-          created_at: at,
-          updated_at: at,
-          completed_at: null,
-        })),
-      )
-      .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
-      .execute();
-    deps.onQueued?.();
+    const perEvent = events.map(({ tenantId, event }) => {
+      const occurredAt = new Date(event.occurredAt).toISOString();
+      const targets = subscribed.filter(
+        (e) => e.tenant_id === tenantId && e.created_at <= occurredAt && e.types.has(event.type),
+      );
+      if (targets.length === 0) return [];
+      const envelope: WebhookEnvelope = {
+        id: event.eventId,
+        type: event.type as WebhookEnvelope['type'],
+        timestamp: event.occurredAt,
+        apiVersion: WEBHOOK_API_VERSION,
+        data: event.data,
+      };
+      const payload = JSON.stringify(envelope);
+      return targets.map((e) => ({
+        id: uuidv7(),
+        tenant_id: tenantId,
+        endpoint_id: e.id,
+        event_id: event.eventId,
+        event_type: event.type,
+        payload,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: at,
+        locked_until: null,
+        claim_token: null,
+        next_trigger: 'schedule',
+        last_status_code: null,
+        last_error: null,
+        created_at: at,
+        updated_at: at,
+        completed_at: null,
+      }));
+    });
+    let chunk: (typeof perEvent)[number] = [];
+    const insert = async () => {
+      if (chunk.length === 0) return;
+      await deps.db
+        .insertInto('webhook_deliveries')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
+        .execute();
+      chunk = [];
+    };
+    for (const deliveries of perEvent) {
+      if (chunk.length > 0 && chunk.length + deliveries.length > DELIVERY_INSERT_CHUNK) await insert();
+      chunk.push(...deliveries);
+    }
+    const queued = perEvent.some((d) => d.length > 0);
+    await insert();
+    if (queued) deps.onQueued?.();
   };
+  return { one: (row) => many([row]), many };
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.js';
 import type { Logger } from '../logging/logger.js';
-import type { OutboxHandler } from '../outbox/index.js';
+import type { OutboxBatchHandler } from '../outbox/index.js';
 import type { SecretBox, Store } from '../store/index.js';
 import { webhookFanOut } from './fan-out.js';
 import { type HostResolver, WebhookUrlPolicy } from './url-policy.js';
@@ -25,7 +25,7 @@ export interface WebhookRuntime {
   policy: WebhookUrlPolicy;
   worker: DeliveryWorker;
   /** The outbox handler of topic `event`. */
-  fanOut: OutboxHandler;
+  fanOut: OutboxBatchHandler;
   /** Start the worker unless `deliver: false`. */
   deliver: boolean;
 }
