@@ -325,6 +325,38 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect((await dev.result(b!, status, evidence)).status).toBe(200);
   });
 
+  /**
+   * On PostgreSQL: another writer locks a job's row, the batch is sent and reads it, and once the batch waits
+   * for the row lock the writer changes the row (`move`) and commits. Answers the batch's pending call.
+   */
+  async function whileBatchWaitsFor(
+    jobRef: string,
+    items: Parameters<HttpPrintDevice['results']>[0],
+    move: (writer: pg.Client) => Promise<void>,
+  ): Promise<Awaited<ReturnType<HttpPrintDevice['results']>>> {
+    const writer = new pg.Client({ connectionString: t.databaseUrl! });
+    await writer.connect();
+    try {
+      await writer.query('begin');
+      await writer.query('select job_ref from print_jobs where job_ref = $1 for update', [jobRef]);
+      const { rows } = await writer.query<{ pid: number }>('select pg_backend_pid() as pid');
+      const pending = dev.results(items);
+      for (;;) {
+        const waiting = await sql<{ n: number }>`
+          select count(*)::int as n from pg_stat_activity where ${rows[0]!.pid} = any(pg_blocking_pids(pid))`.execute(
+          t.cp.store.db,
+        );
+        if (waiting.rows[0]!.n > 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await move(writer);
+      await writer.query('commit');
+      return await pending;
+    } finally {
+      await writer.end();
+    }
+  }
+
   it('answers from the job as it is when another writer moves it while the batch runs', async () => {
     await queue(2);
     const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
@@ -337,21 +369,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     if (dialect === 'postgres') {
       // Another writer holds b's row: the batch reads it as claimed, checks its results, and waits at b's
       // guarded UPDATE; then the writer reaps b (its lease ran out before the label was sent) and commits.
-      const writer = new pg.Client({ connectionString: t.databaseUrl! });
-      await writer.connect();
-      try {
-        await writer.query('begin');
-        await writer.query('select job_ref from print_jobs where job_ref = $1 for update', [b!.jobRef]);
-        const { rows } = await writer.query<{ pid: number }>('select pg_backend_pid() as pid');
-        pending = dev.results(items);
-        for (;;) {
-          const waiting = await sql<{ n: number }>`
-            select count(*)::int as n from pg_stat_activity where ${rows[0]!.pid} = any(pg_blocking_pids(pid))`.execute(
-            t.cp.store.db,
-          );
-          if (waiting.rows[0]!.n > 0) break;
-          await new Promise((resolve) => setTimeout(resolve, 10));
-        }
+      pending = whileBatchWaitsFor(b!.jobRef, items, async (writer) => {
         await writer.query(
           "update print_jobs set state = 'FAILED', last_error = 'lease_expired', lease_expires_at = null, updated_at = $2 where job_ref = $1",
           [b!.jobRef, iso],
@@ -360,10 +378,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
           "update print_attempts set state = 'FAILED', failure_reason = 'lease_expired', ended_at = $2 where attempt_id = $1",
           [b!.attemptId, iso],
         );
-        await writer.query('commit');
-      } finally {
-        await writer.end();
-      }
+      });
     } else {
       // SQLite has one writer: the batch waits for the reaper's transaction and then reads b as it left it.
       await t.cp.store.db.transaction().execute(async (trx) => {
@@ -392,4 +407,32 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(await audited(a!.jobRef)).toHaveLength(6);
     expect(await audited(b!.jobRef)).toHaveLength(1);
   });
+
+  it.runIf(dialect === 'postgres')(
+    'fences a job claimed again by another attempt while the batch runs, though its state is the same',
+    async () => {
+      await queue(2);
+      const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+      const steps = [await dev.steps(a!), await dev.steps(b!)];
+      const items = [a!, b!].flatMap((c, i) =>
+        steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
+      );
+      // Only the attempt tells the batch's b from the job now: still CLAIMED, its lease live.
+      const other = randomUUID();
+      const r = await whileBatchWaitsFor(b!.jobRef, items, async (writer) => {
+        await writer.query(
+          'update print_jobs set attempt_id = $2, attempt_count = attempt_count + 1 where job_ref = $1',
+          [b!.jobRef, other],
+        );
+      });
+      expect(r.status, r.text).toBe(200);
+      const outcomes = r.body.data as { status: number; error?: { code: string } }[];
+      expect(outcomes.map((o) => o.status)).toEqual([200, 200, 200, 200, 200, 409, 409, 409, 409, 409]);
+      expect(outcomes[5]!.error!.code).toBe('STALE_ATTEMPT');
+      expect((await state(a!.jobRef)).state).toBe('SEALED');
+      const sb = await state(b!.jobRef);
+      expect(sb.state).toBe('CLAIMED');
+      expect(sb.evidence).toEqual([]);
+    },
+  );
 });

@@ -406,22 +406,45 @@ class BatchWrites {
   }
 
   /**
-   * Writes everything: per job one guarded UPDATE to its last state, then the keys, the evidence, the
+   * Writes everything: each job's one guarded UPDATE to its last state (one statement for jobs with the same
+   * change), then the keys, the evidence, the
    * attempts, SEALED's side effects and the audit entries, each for all results at once. Throws when a job
    * or a key is no longer as read.
    */
   async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
-    for (const [jobRef, { seen, set }] of this.moves) {
-      const moved = await trx
-        .updateTable('print_jobs')
-        .set(set)
-        .where('tenant_id', '=', this.principal.tenantId)
-        .where('job_ref', '=', jobRef)
-        .where('attempt_id', '=', seen.attempt_id!)
-        .where('state', '=', seen.state)
-        .where(liveAt(this.iso))
-        .executeTakeFirst();
-      if (Number(moved.numUpdatedRows) !== 1) throw new Error(`job ${jobRef} moved since the batch read it`);
+    // Jobs whose results change the same columns to the same values (in a batch, most end SEALED at the
+    // same instant) move with one UPDATE, each still guarded by its own attempt and the state its checks saw.
+    const sameChange = new Map<string, { set: Partial<PrintJobTable>; seen: PrintJobTable[] }>();
+    for (const { seen, set } of this.moves.values()) {
+      const change = JSON.stringify(set);
+      const group = sameChange.get(change) ?? { set, seen: [] };
+      group.seen.push(seen);
+      sameChange.set(change, group);
+    }
+    for (const { set, seen } of sameChange.values()) {
+      for (let i = 0; i < seen.length; i += GUARDED_UPDATE_CHUNK) {
+        const jobs = seen.slice(i, i + GUARDED_UPDATE_CHUNK);
+        const moved = await trx
+          .updateTable('print_jobs')
+          .set(set)
+          .where('tenant_id', '=', this.principal.tenantId)
+          .where((eb) =>
+            eb.or(
+              jobs.map((job) =>
+                eb.and([
+                  eb('job_ref', '=', job.job_ref),
+                  eb('attempt_id', '=', job.attempt_id!),
+                  eb('state', '=', job.state),
+                ]),
+              ),
+            ),
+          )
+          .where(liveAt(this.iso))
+          .executeTakeFirst();
+        if (Number(moved.numUpdatedRows) !== jobs.length) {
+          throw new Error('a job of the batch moved since the batch read it');
+        }
+      }
     }
     await this.flushKeys(trx);
     await insertEvidence(trx, this.evidence);
@@ -460,6 +483,9 @@ class BatchWrites {
     if (kept !== this.keys.length) throw new Error('an Idempotency-Key of the batch was kept meanwhile');
   }
 }
+
+/** Jobs moved by one guarded UPDATE (three parameters each). */
+const GUARDED_UPDATE_CHUNK = 200;
 
 /** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
 const EVIDENCE_INSERT_CHUNK = 200;
