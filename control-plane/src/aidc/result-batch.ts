@@ -407,9 +407,8 @@ class BatchWrites {
 
   /**
    * Writes everything: each job's one guarded UPDATE to its last state (one statement for jobs with the same
-   * change), then the keys, the evidence, the
-   * attempts, SEALED's side effects and the audit entries, each for all results at once. Throws when a job
-   * or a key is no longer as read.
+   * change), then the keys, the evidence, the attempts, SEALED's side effects and the audit entries, each for
+   * all results at once. Throws when a job or a key is no longer as read.
    */
   async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
     // Jobs whose results change the same columns to the same values (in a batch, most end SEALED at the
