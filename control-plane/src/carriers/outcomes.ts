@@ -7,7 +7,14 @@ import { type EpcisEvent, commissioningEvent, recordEpcisEvents } from '../epcis
 import { type DomainEvent, recordEvents } from '../events/index.js';
 import type { Db } from '../store/index.js';
 import { FAILED_CHUNK_SIZE, type OutcomeSource, type PrintStatus } from './model.js';
-import { lookupSerials, lookupSerialsByText, writePrint, type SerialRow } from './serial-rows.js';
+import {
+  lookupSerials,
+  lookupSerialsByText,
+  type PrintRow,
+  type SerialRow,
+  type SharedPrintColumns,
+  writePrint,
+} from './serial-rows.js';
 
 /** One reported outcome. */
 export interface OutcomeInput {
@@ -53,6 +60,12 @@ const looksAllocated = (serial: string) => /^[1-9][0-9]{0,11}$/.test(serial);
 /** A serial registered through POST /carriers/batch `serials`: any other AI (21) serial. */
 const looksRegistered = (serial: string) => !looksAllocated(serial) && isValidGs1Serial(serial);
 
+/** One report and its results, as {@link applyReports} takes it. */
+export interface Report {
+  meta: ReportMeta;
+  results: readonly OutcomeInput[];
+}
+
 /**
  * Replaces metadata.print wholesale (status, reason, deviceId, reportedAt) for every known serial of the
  * report; within one report the last result for a serial wins (api-v2.md, Serialization record).
@@ -63,74 +76,103 @@ export async function applyOutcomes(
   meta: ReportMeta,
   results: readonly OutcomeInput[],
 ): Promise<AppliedOutcomes> {
+  const [applied] = await applyReports(trx, [{ meta, results }]);
+  return applied!;
+}
+
+/**
+ * Several reports of one tenant, each applied as {@link applyOutcomes} applies it (its own reportRef on
+ * its serials, its own written and unknown), with one lookup of their serials and one UPDATE per
+ * distinct (status, reason, reportedAt, source) for them all, 500 serials a statement at most: a batch
+ * of print-job results seals many jobs, each its own report of one serial. When reports share a serial
+ * they are applied one after another, so the later one wins and its `previous` is the earlier one's
+ * outcome.
+ */
+export async function applyReports(trx: Db, reports: readonly Report[]): Promise<AppliedOutcomes[]> {
+  if (reports.length === 0) return [];
   // Map.set keeps a key's first position and takes its last value: last write wins, stable order.
-  const last = new Map<string, OutcomeInput>();
-  for (const r of results) last.set(r.serial, r);
+  const lasts = reports.map(({ results }) => {
+    const last = new Map<string, OutcomeInput>();
+    for (const r of results) last.set(r.serial, r);
+    return last;
+  });
+  const serials = new Set(lasts.flatMap((last) => [...last.keys()]));
+  if (serials.size < lasts.reduce((n, last) => n + last.size, 0)) {
+    const applied: AppliedOutcomes[] = [];
+    for (const report of reports) applied.push(...(await applyReports(trx, [report])));
+    return applied;
+  }
+  const { tenantId } = reports[0]!.meta;
+  const known = await lookupKnown(trx, tenantId, [...serials]);
+
+  const applied: AppliedOutcomes[] = [];
+  // One UPDATE per distinct (status, reason, reportedAt, source); each row carries its device and report.
+  const groups = new Map<string, { set: SharedPrintColumns; rows: PrintRow[] }>();
+  reports.forEach(({ meta }, i) => {
+    const written: WrittenOutcome[] = [];
+    const unknown: string[] = [];
+    for (const [serial, r] of lasts[i]!) {
+      const row = known.get(serial);
+      if (!row || (r.gtin !== undefined && r.gtin !== row.gtin)) {
+        unknown.push(serial);
+        continue;
+      }
+      const reason = r.reason ?? null;
+      written.push({
+        serial,
+        gtin: row.gtin,
+        productId: row.product_id,
+        companyPrefixLength: row.cpl,
+        status: r.status,
+        reason,
+        previous: row.print_status,
+      });
+      const key = JSON.stringify([r.status, reason, meta.at, meta.source]);
+      const set = {
+        print_status: r.status,
+        print_reason: reason,
+        print_reported_at: meta.at,
+        print_source: meta.source,
+      };
+      const group = groups.get(key) ?? { set, rows: [] };
+      group.rows.push({ seq: Number(row.seq), deviceId: r.deviceId ?? null, reportRef: meta.reportRef });
+      groups.set(key, group);
+    }
+    applied.push({ written, unknown });
+  });
+  for (const { set, rows } of groups.values()) {
+    for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
+      const chunk = rows.slice(i, i + LOOKUP_CHUNK).sort((a, b) => a.seq - b.seq);
+      await writePrint(trx, tenantId, chunk, set);
+    }
+  }
+  return applied;
+}
+
+/** The tenant's rows of these serials, by serial; serials it does not have are missing. */
+async function lookupKnown(
+  trx: Db,
+  tenantId: string,
+  serials: readonly string[],
+): Promise<Map<string, SerialRow>> {
   // Ascending, so concurrent reports lock their serials in one order (see lookupSerials).
-  const candidates = [...last.keys()]
+  const candidates = serials
     .filter(looksAllocated)
     .map(Number)
     .sort((a, b) => a - b);
   const known = new Map<string, SerialRow>();
   for (let i = 0; i < candidates.length; i += LOOKUP_CHUNK) {
-    for (const r of await lookupSerials(trx, meta.tenantId, candidates.slice(i, i + LOOKUP_CHUNK))) {
+    for (const r of await lookupSerials(trx, tenantId, candidates.slice(i, i + LOOKUP_CHUNK))) {
       known.set(r.serial, r);
     }
   }
-  const registered = [...last.keys()].filter(looksRegistered).sort();
+  const registered = serials.filter(looksRegistered).sort();
   for (let i = 0; i < registered.length; i += LOOKUP_CHUNK) {
-    for (const r of await lookupSerialsByText(trx, meta.tenantId, registered.slice(i, i + LOOKUP_CHUNK))) {
+    for (const r of await lookupSerialsByText(trx, tenantId, registered.slice(i, i + LOOKUP_CHUNK))) {
       known.set(r.serial, r);
     }
   }
-
-  const written: WrittenOutcome[] = [];
-  const unknown: string[] = [];
-  const seqOf = new Map<string, number>();
-  for (const [serial, r] of last) {
-    const row = known.get(serial);
-    if (!row || (r.gtin !== undefined && r.gtin !== row.gtin)) {
-      unknown.push(serial);
-      continue;
-    }
-    written.push({
-      serial,
-      gtin: row.gtin,
-      productId: row.product_id,
-      companyPrefixLength: row.cpl,
-      status: r.status,
-      reason: r.reason ?? null,
-      previous: row.print_status,
-    });
-    seqOf.set(serial, Number(row.seq));
-  }
-
-  // One UPDATE per distinct (status, reason, deviceId): a report usually has a handful.
-  const groups = new Map<string, { set: Omit<OutcomeInput, 'serial' | 'gtin'>; serials: string[] }>();
-  for (const w of written) {
-    const deviceId = last.get(w.serial)!.deviceId ?? null;
-    const key = JSON.stringify([w.status, w.reason, deviceId]);
-    const group = groups.get(key) ?? { set: { status: w.status, reason: w.reason, deviceId }, serials: [] };
-    group.serials.push(w.serial);
-    groups.set(key, group);
-  }
-  for (const { set, serials } of groups.values()) {
-    for (let i = 0; i < serials.length; i += LOOKUP_CHUNK) {
-      const seqs = serials
-        .slice(i, i + LOOKUP_CHUNK)
-        .map((s) => seqOf.get(s)!)
-        .sort((a, b) => a - b);
-      await writePrint(trx, meta.tenantId, seqs, {
-        print_status: set.status,
-        print_reason: set.reason ?? null,
-        print_device_id: set.deviceId ?? null,
-        print_reported_at: meta.at,
-        print_source: meta.source,
-        print_report_ref: meta.reportRef,
-      });
-    }
-  }
-  return { written, unknown };
+  return known;
 }
 
 /**

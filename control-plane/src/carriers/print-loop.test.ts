@@ -102,6 +102,94 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
     expect(printed.map((r) => r.serial)).toContain(serial);
   });
 
+  const printRow = (serial: string) =>
+    t.cp.store.db
+      .selectFrom('carrier_serials')
+      .select([
+        'print_status',
+        'print_reason',
+        'print_device_id',
+        'print_reported_at',
+        'print_source',
+        'print_report_ref',
+      ])
+      .where('tenant_id', '=', tenantId)
+      .where('serial', '=', serial)
+      .executeTakeFirstOrThrow();
+  const confirmedOf = async (jobRef: string) =>
+    (await eventsOf(t, tenantId, 'print.confirmed')).filter((e) => e.data.jobRef === jobRef);
+
+  it('confirmPrinted: jobs sealed together are each their own report, with their own device and reportRef', async () => {
+    const other = await createProduct(t, key, { name: 'Label Printer Test Unit 2' });
+    const [a, b] = (await allocate(t, key, product.id, 2)).serials;
+    const [c] = (await allocate(t, key, other.id, 1)).serials;
+    const registered = `R-${randomUUID().slice(0, 8)}`;
+    const reg = await t.call('POST', '/api/v2/carriers/batch', {
+      key,
+      body: { productId: other.id, serials: [registered] },
+    });
+    expect(reg.status, reg.text).toBe(201);
+    const at = new Date().toISOString();
+    const jobs = [
+      outcome(b!, { at, deviceId: 'device-1' }),
+      outcome(a!, { at, deviceId: 'device-2' }),
+      outcome(c!, { at, deviceId: 'device-3', gtin: other.gtin }),
+      outcome(registered, { at, deviceId: 'device-4', gtin: other.gtin }),
+    ];
+    const refs = await t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, jobs));
+
+    const reportRefs = new Set<string>();
+    for (const [i, job] of jobs.entries()) {
+      const row = await printRow(job.serial);
+      expect(row).toEqual({
+        print_status: 'printed',
+        print_reason: null,
+        print_device_id: job.deviceId,
+        print_reported_at: at,
+        print_source: 'aidc',
+        print_report_ref: expect.any(String),
+      });
+      reportRefs.add(row.print_report_ref!);
+      const events = await confirmedOf(job.jobRef);
+      expect(events).toHaveLength(1);
+      expect(events[0]!.resource_id).toBe(row.print_report_ref);
+      expect(events[0]!.data).toEqual({
+        reportRef: row.print_report_ref,
+        source: 'aidc',
+        jobRef: job.jobRef,
+        serials: [{ gtin: job.gtin, serial: job.serial }],
+        reportedAt: at,
+      });
+      const epc = sgtinPureIdentityUri(job.gtin, job.serial, 7);
+      const query = await t.call('GET', `/api/v2/epcis/events?epc=${encodeURIComponent(epc)}`, { key });
+      const eventList = query.body.epcisBody.queryResults.resultsBody.eventList;
+      expect(eventList).toMatchObject([{ bizStep: 'commissioning', epcList: [epc] }]);
+      expect(refs[i]).toEqual({
+        eventId: eventList[0].eventID,
+        sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      });
+    }
+    expect(reportRefs.size).toBe(jobs.length);
+  });
+
+  it('confirmPrinted: two jobs of one serial sealed together are applied in order, the later one winning', async () => {
+    const [serial] = (await allocate(t, key, product.id, 1)).serials;
+    const at = new Date().toISOString();
+    const first = outcome(serial!, { at, deviceId: 'device-1' });
+    const second = outcome(serial!, { at, deviceId: 'device-2' });
+    const refs = await t.cp.store.db
+      .transaction()
+      .execute((trx) => port.confirmPrinted(trx, [first, second]));
+    // The second report finds the serial printed already: it is not commissioned twice.
+    expect(refs).toEqual([{ eventId: expect.any(String), sha256: expect.any(String) }, null]);
+    const row = await printRow(serial!);
+    expect(row).toMatchObject({ print_status: 'printed', print_device_id: 'device-2' });
+    const [firstEvent] = await confirmedOf(first.jobRef);
+    const [secondEvent] = await confirmedOf(second.jobRef);
+    expect(secondEvent!.data.reportRef).toBe(row.print_report_ref);
+    expect(firstEvent!.data.reportRef).not.toBe(row.print_report_ref);
+  });
+
   it('confirmFailed: metadata.print failed with the reason; the serial joins the re-print file', async () => {
     const [serial] = (await allocate(t, key, product.id, 1)).serials;
     const o = { ...outcome(serial!), reason: 'retry budget exhausted' };
@@ -148,9 +236,17 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
     expect(query.body.epcisBody.queryResults.resultsBody.eventList).toEqual([]);
   });
 
-  it('refuses to confirm a serial that was never allocated', async () => {
+  it('refuses to confirm a serial that was never allocated, naming it among the jobs sealed with it', async () => {
     await expect(
       t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, [outcome('999999999')])),
     ).rejects.toThrow(/not allocated/);
+    const [a, b] = (await allocate(t, key, product.id, 2)).serials;
+    const at = new Date().toISOString();
+    const jobs = [outcome(a!, { at }), outcome('999999998', { at }), outcome(b!, { at })];
+    await expect(
+      t.cp.store.db.transaction().execute((trx) => port.confirmPrinted(trx, jobs)),
+    ).rejects.toThrow(`serial 999999998 of GTIN ${product.gtin} is not allocated in tenant ${tenantId}`);
+    expect((await printRow(a!)).print_status).toBeNull();
+    expect((await printRow(b!)).print_status).toBeNull();
   });
 });

@@ -8,7 +8,7 @@ import type { Db } from '../store/index.js';
 import { labelCodes } from './codes.js';
 import type { PrintStatus } from './model.js';
 import {
-  applyOutcomes,
+  applyReports,
   commissioningOf,
   planPrintEvents,
   printEvents,
@@ -46,28 +46,38 @@ export async function findAllocatedSerial(
   };
 }
 
-/** A print job's terminal outcome as one print-status report of its serial: its own report and metadata.print. */
-async function applyJobOutcome(
+/**
+ * Terminal outcomes of print jobs of one tenant, each as one print-status report of its serial: its own
+ * report and metadata.print. The reports are applied together (see applyReports).
+ */
+async function applyJobOutcomes(
   db: Db,
-  outcome: PrintOutcome,
+  outcomes: readonly PrintOutcome[],
   status: PrintStatus,
   reason: string | null,
-): Promise<{ meta: ReportMeta; written: WrittenOutcome[] }> {
-  const meta: ReportMeta = {
-    tenantId: outcome.tenantId,
-    reportRef: randomUUID(),
-    source: 'aidc',
-    at: outcome.at,
-  };
-  const { written, unknown } = await applyOutcomes(db, meta, [
-    { serial: outcome.serial, gtin: normalizeGtin(outcome.gtin), status, reason, deviceId: outcome.deviceId },
-  ]);
-  if (unknown.length > 0) {
-    throw new Error(
-      `serial ${outcome.serial} of GTIN ${outcome.gtin} is not allocated in tenant ${outcome.tenantId}`,
-    );
-  }
-  return { meta, written };
+): Promise<{ meta: ReportMeta; written: WrittenOutcome[] }[]> {
+  const reports = outcomes.map((outcome) => ({
+    meta: { tenantId: outcome.tenantId, reportRef: randomUUID(), source: 'aidc' as const, at: outcome.at },
+    results: [
+      {
+        serial: outcome.serial,
+        gtin: normalizeGtin(outcome.gtin),
+        status,
+        reason,
+        deviceId: outcome.deviceId,
+      },
+    ],
+  }));
+  const applied = await applyReports(db, reports);
+  return applied.map(({ written, unknown }, i) => {
+    const outcome = outcomes[i]!;
+    if (unknown.length > 0) {
+      throw new Error(
+        `serial ${outcome.serial} of GTIN ${outcome.gtin} is not allocated in tenant ${outcome.tenantId}`,
+      );
+    }
+    return { meta: reports[i]!.meta, written };
+  });
 }
 
 /**
@@ -75,8 +85,9 @@ async function applyJobOutcome(
  * metadata.print, the EPCIS commissioning event when it became printed, and print.confirmed (source
  * `aidc`, with the jobRef), all in the caller's transaction. Unlike print-status, a failure to queue the
  * event fails the transition: the job's terminal state, metadata.print and the event commit together
- * (DESIGN.md). Jobs of one tenant sealed at one instant (a batch of results) share the INSERTs of their
- * EPCIS events and domain events and the read of the events back; each job's report stays its own.
+ * (DESIGN.md). Jobs of one tenant sealed at one instant (a batch of results) share the lookup and the
+ * UPDATE of their serials, the INSERTs of their EPCIS events and domain events and the read of the events
+ * back; each job's report stays its own.
  */
 async function confirmPrinted(
   db: Db,
@@ -103,10 +114,10 @@ async function confirmPrintedTogether(
   publicBaseUrl: string,
 ): Promise<(CommissioningRef | null)[]> {
   const { tenantId, at } = outcomes[0]!;
-  const reports: { outcome: PrintOutcome; meta: ReportMeta; written: WrittenOutcome[] }[] = [];
-  for (const outcome of outcomes) {
-    reports.push({ outcome, ...(await applyJobOutcome(db, outcome, 'printed', null)) });
-  }
+  const reports = (await applyJobOutcomes(db, outcomes, 'printed', null)).map((applied, i) => ({
+    outcome: outcomes[i]!,
+    ...applied,
+  }));
   // The event points at the label's proof, which in turn names the event (by its hash, in the seal receipt).
   const events = reports.map(({ outcome, meta, written }) => {
     const proof = `${publicBaseUrl}${labelProofPath(normalizeGtin(outcome.gtin), outcome.serial)}`;
@@ -152,7 +163,7 @@ async function confirmPrintedTogether(
 
 /** DEAD_LETTER: written as a print-status report of the serial, with print.failed (see confirmPrinted). */
 async function confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void> {
-  const { meta, written } = await applyJobOutcome(db, outcome, 'failed', outcome.reason);
+  const { meta, written } = (await applyJobOutcomes(db, [outcome], 'failed', outcome.reason))[0]!;
   const plans = planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written);
   await queuePrintEvents(db, { ...meta, correlationId: outcome.correlationId }, plans);
 }

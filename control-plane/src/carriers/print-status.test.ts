@@ -82,6 +82,29 @@ describe.each(testDialects())('POST /carriers/print-status (%s)', (dialect) => {
     expect(failedEvent!.data.failures).toEqual([{ serial: b, gtin: product.gtin, reason: 'smudged' }]);
   });
 
+  it('rule 1: serials of one outcome printed on different devices each keep their own device', async () => {
+    const [a, b, c] = await serialsOf(3);
+    const res = await report([
+      { serial: a!, status: 'printed', deviceId: 'zt-1' },
+      { serial: b!, status: 'printed' },
+      { serial: c!, status: 'printed', deviceId: 'zt-3' },
+    ]);
+    expect(res.status).toBe(200);
+    for (const [serial, device] of [
+      [a, 'zt-1'],
+      [b, null],
+      [c, 'zt-3'],
+    ] as const) {
+      expect(await printRow(serial!)).toEqual({
+        print_status: 'printed',
+        print_reason: null,
+        print_device_id: device,
+        print_reported_at: res.body.reportedAt,
+        print_source: 'print-status',
+      });
+    }
+  });
+
   it('rule 2: an identical batch replays the first answer and queues nothing; a changed one executes', async () => {
     const [a, b] = await serialsOf(2);
     const batch: Result[] = [

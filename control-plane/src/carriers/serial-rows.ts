@@ -3,7 +3,8 @@
  * unique (tenant_id, seq) index, written as a LATERAL lookup per number: the plan then never depends on
  * table statistics. With `seq = ANY(...)` and statistics not yet refreshed after a bulk allocation
  * (autovacuum analyzes about a minute later), the planner scans the tenant's whole range instead, ~100x
- * slower on a million serials. SQLite always probes the index for an IN list.
+ * slower on a million serials. SQLite always probes the index for an IN list and for a join with a VALUES
+ * list.
  */
 import { sql } from 'kysely';
 import type { Db } from '../store/index.js';
@@ -84,42 +85,57 @@ export async function lookupSerialsByText(
   return q.execute();
 }
 
-/** metadata.print as one report writes it, wholesale. */
-export interface PrintColumns {
+/** What the serials of one UPDATE share of metadata.print. */
+export interface SharedPrintColumns {
   print_status: string;
   print_reason: string | null;
-  print_device_id: string | null;
   print_reported_at: string;
   print_source: string;
-  print_report_ref: string;
 }
 
-/** Sets metadata.print of the tenant's serials with these numbers. */
+/** A serial's own part of metadata.print: the device it printed on and its report. */
+export interface PrintRow {
+  seq: number;
+  deviceId: string | null;
+  reportRef: string;
+}
+
+/**
+ * Sets metadata.print of the tenant's serials with these numbers, wholesale: the shared columns, and each
+ * row's own device and report (the reports of several print jobs are written by one statement).
+ */
 export async function writePrint(
   trx: Db,
   tenantId: string,
-  seqs: readonly number[],
-  set: PrintColumns,
+  rows: readonly PrintRow[],
+  set: SharedPrintColumns,
 ): Promise<void> {
-  if (seqs.length === 0) return;
+  if (rows.length === 0) return;
   if (isPostgres(trx)) {
     await sql`
-      update carrier_serials set
+      update carrier_serials c set
         print_status = ${set.print_status}, print_reason = ${set.print_reason},
-        print_device_id = ${set.print_device_id}, print_reported_at = ${set.print_reported_at},
-        print_source = ${set.print_source}, print_report_ref = ${set.print_report_ref}
-      where ctid = any(array(
-        select c.ctid from unnest(${[...seqs]}::bigint[]) as x(seq)
+        print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
+        print_device_id = x.device_id, print_report_ref = x.report_ref
+      from (
+        select t.ctid, u.device_id, u.report_ref
+        from unnest(
+          ${rows.map((r) => r.seq)}::bigint[], ${rows.map((r) => r.deviceId)}::text[],
+          ${rows.map((r) => r.reportRef)}::text[]
+        ) as u(seq, device_id, report_ref)
         cross join lateral (
-          select ctid from carrier_serials where tenant_id = ${tenantId} and seq = x.seq limit 1
-        ) c
-      ))`.execute(trx);
+          select ctid from carrier_serials where tenant_id = ${tenantId} and seq = u.seq limit 1
+        ) t
+      ) x
+      where c.ctid = x.ctid`.execute(trx);
     return;
   }
-  await trx
-    .updateTable('carrier_serials')
-    .set(set)
-    .where('tenant_id', '=', tenantId)
-    .where('seq', 'in', [...seqs])
-    .execute();
+  // A VALUES list names its columns column1, column2, ...: (seq, device, report) of each row.
+  await sql`
+    update carrier_serials set
+      print_status = ${set.print_status}, print_reason = ${set.print_reason},
+      print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
+      print_device_id = x.column2, print_report_ref = x.column3
+    from (values ${sql.join(rows.map((r) => sql`(${r.seq}, ${r.deviceId}, ${r.reportRef})`))}) as x
+    where carrier_serials.tenant_id = ${tenantId} and carrier_serials.seq = x.column1`.execute(trx);
 }
