@@ -95,9 +95,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
   const { config, store, log, now } = deps;
   const metrics = new Metrics();
   const { keyring, devices, tokens, broker } = deps.services;
+  // An access token first: it is told by its shape (a JWS's three parts) and its signature without a read,
+  // so a device's every call no longer looks its token up as an API key first; a credential that is not a
+  // valid token (every `dpp_sk_` key, or a seed secret shaped like one) goes on to the API keys.
   const authenticators: Authenticator[] = [
-    apiKeyAuthenticator(store.db, now),
     accessTokenAuthenticator({ keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
+    apiKeyAuthenticator(store.db, now),
   ];
 
   // The broker's side of a revocation: a failure leaves a login the periodic sweep removes (server.ts).

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import { createApiKey } from '../tenants/api-keys.js';
 
 describe.each(testDialects())('authentication and authorization (%s)', (dialect) => {
   let t: TestControlPlane;
@@ -30,6 +31,18 @@ describe.each(testDialects())('authentication and authorization (%s)', (dialect)
     const r = await t.call('GET', '/api/v2/api-keys', { key: t.tenants.a.noScopes });
     expect(r.status).toBe(401);
     expect(r.body.error.code).toBeUndefined();
+  });
+
+  it('accepts a key whose secret is shaped like a signed token (three dotted parts) as a key', async () => {
+    const secret = 'seed.shaped-like.a-token';
+    await createApiKey(
+      t.cp.store.db,
+      { tenantId: t.tenants.b.id, name: 'dotted', scopes: ['keys:manage'], secret },
+      { actor: { type: 'system', id: 'test' } },
+    );
+    const r = await t.call('GET', '/api/v2/api-keys', { key: secret });
+    expect(r.status, r.text).toBe(200);
+    expect(r.body.data.map((k: { name: string }) => k.name)).toContain('dotted');
   });
 
   it('accepts the key as Bearer and as x-api-key', async () => {
