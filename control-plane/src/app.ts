@@ -99,7 +99,7 @@ export function buildApp(deps: AppDeps): BuiltApp {
   // so a device's every call no longer looks its token up as an API key first; a credential that is not a
   // valid token (every `dpp_sk_` key, or a seed secret shaped like one) goes on to the API keys.
   const authenticators: Authenticator[] = [
-    accessTokenAuthenticator({ keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
+    accessTokenAuthenticator({ keyring, db: store.db, issuer: config.publicBaseUrl }),
     apiKeyAuthenticator(store.db, now),
   ];
 

@@ -119,7 +119,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     now,
   });
   const broker = await startBroker(config, log, (token) =>
-    principalFromAccessToken(token, { keyring, devices, db: store.db, issuer: config.publicBaseUrl }),
+    principalFromAccessToken(token, { keyring, db: store.db, issuer: config.publicBaseUrl }),
   );
   const webhooks = createWebhookRuntime({ config, store, secrets, log, now, options: options.webhooks });
   const passportSigner = options.passports?.signer ?? localSigner;

@@ -19,6 +19,7 @@ import {
   requestHash,
   route,
   toApiError,
+  type Principal,
   type RouteDef,
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
@@ -29,14 +30,12 @@ import type { AidcRouteDeps } from './routes.js';
 /** The route a batched result stands for: its Idempotency-Key is the same key on either. */
 const SINGLE_RESULT_ROUTE = 'POST /api/v2/aidc/jobs/{ref}/result';
 
-/** Throws 403 FORBIDDEN when a device enrolled for named printers claims for another one. */
-async function checkPrinters(deps: AidcRouteDeps, deviceId: string, printers: readonly string[]) {
-  const device = await deps.claim.db
-    .selectFrom('devices')
-    .select('printer_names')
-    .where('id', '=', deviceId)
-    .executeTakeFirst();
-  const bound = device ? (JSON.parse(device.printer_names) as string[]) : [];
+/**
+ * Throws 403 FORBIDDEN when a device enrolled for named printers claims for another one (the binding as read
+ * when the call was authenticated).
+ */
+function checkPrinters(principal: Principal, printers: readonly string[]): void {
+  const bound = principal.type === 'device' ? principal.printerNames : [];
   const other = bound.length > 0 ? printers.find((p) => !bound.includes(p)) : undefined;
   if (other !== undefined) {
     throw new ApiError('FORBIDDEN', `Printer ${other} is not one this device was enrolled for`, {
@@ -75,9 +74,8 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       errors: ['FORBIDDEN'],
       responses: { 200: { description: 'Claimed (maybe none)', schema: dataEnvelope(ClaimBatchSchema) } },
       handler: async ({ principal, body }) => {
-        await checkPrinters(
-          deps,
-          principal.id,
+        checkPrinters(
+          principal,
           body.printers.map((p) => p.name),
         );
         const claimed = await claimJobs(deps.claim, principal.tenant.id, principal.id, body.printers);

@@ -141,12 +141,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       },
       handler: async ({ principal, body }) => {
         // A device enrolled for named printers claims only for those (an enrollment binds it to them).
-        const device = await deps.claim.db
-          .selectFrom('devices')
-          .select('printer_names')
-          .where('id', '=', principal.id)
-          .executeTakeFirst();
-        const bound = device ? (JSON.parse(device.printer_names) as string[]) : [];
+        const bound = principal.type === 'device' ? principal.printerNames : [];
         if (bound.length > 0 && !bound.includes(body.printer.name)) {
           throw new ApiError(
             'FORBIDDEN',

@@ -11,7 +11,14 @@ export interface TenantInfo {
 /** Who is calling: the credential decides, never a field of the body (api-v2.md, Authentication §5). */
 export type Principal =
   | { type: 'api_key'; id: string; tenant: TenantInfo; scopes: ReadonlySet<string> }
-  | { type: 'device'; id: string; tenant: TenantInfo; scopes: ReadonlySet<string> };
+  | {
+      type: 'device';
+      id: string;
+      tenant: TenantInfo;
+      scopes: ReadonlySet<string>;
+      /** The printers its enrollment binds it to (none: any printer), as read when the call was authenticated. */
+      printerNames: readonly string[];
+    };
 
 /**
  * Resolves a presented credential to a principal, or `null` when this authenticator does not

@@ -11,7 +11,7 @@ import { ApiError, type Authenticator, type Principal } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Db } from '../store/index.js';
-import { apiKeyAuthenticator, findTenant } from '../tenants/index.js';
+import { apiKeyAuthenticator, findTenant, toTenantInfo } from '../tenants/index.js';
 import { verifyDeviceSignedJwt } from '../devices/proof.js';
 
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -202,7 +202,7 @@ export class TokenService {
 /** Verifies an access token and re-checks its subject in the store, so revocation takes effect at once. */
 export async function principalFromAccessToken(
   token: string,
-  deps: { keyring: Keyring; devices: DeviceService; db: Db; issuer: string },
+  deps: { keyring: Keyring; db: Db; issuer: string },
 ): Promise<Principal | null> {
   let claims: JWTPayload;
   try {
@@ -221,10 +221,26 @@ export async function principalFromAccessToken(
       .filter(Boolean),
   );
   if (claims.principal_type === 'device') {
-    const device = await deps.devices.findActive(sub);
-    if (!device || device.tenant_id !== claims.tenant_id) return null;
-    const tenant = await findTenant(deps.db, device.tenant_id);
-    return tenant ? { type: 'device', id: sub, tenant, scopes } : null;
+    // The active device with its tenant, in one read (every call of a device runs it).
+    const row = await deps.db
+      .selectFrom('devices as d')
+      .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+      .select([
+        'd.printer_names',
+        't.id',
+        't.name',
+        't.tier',
+        't.sandbox',
+        't.sandbox_expires_at',
+        't.created_at',
+      ])
+      .where('d.id', '=', sub)
+      .where('d.status', '=', 'active')
+      .executeTakeFirst();
+    // The row's id is its tenant's: a token names the device's own tenant, or it is refused.
+    if (!row || row.id !== claims.tenant_id) return null;
+    const printerNames = JSON.parse(row.printer_names) as string[];
+    return { type: 'device', id: sub, tenant: toTenantInfo(row), scopes, printerNames };
   }
   if (claims.principal_type === 'api_key') {
     const key = await deps.db
