@@ -100,25 +100,39 @@ export async function claim<T extends QueueTable>(
   if (c.owner && !opts.owner) throw new TypeError(`a claim of ${c.table} needs an owner`);
   const u = untyped(db);
   const now = iso(opts.now);
+  // Due and not held by a live lease; the SELECT's choice, and on SQLite the UPDATE's check again.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const isDue = (eb: ExpressionBuilder<any, string>) =>
+    eb.and([
+      opts.due(eb as unknown as ExpressionBuilder<Database, T>),
+      eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
+    ]);
   const due = u
     .selectFrom(c.table)
     .select(c.id)
-    .where((eb) => opts.due(eb as unknown as ExpressionBuilder<Database, T>))
-    .where((eb) => eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]))
+    .where(isDue)
     .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
     .limit(opts.limit ?? 1);
-  if (opts.peek && !(await due.executeTakeFirst())) return [];
-  const rows = await u
-    .updateTable(c.table)
-    .set((eb) => ({
-      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
-      ...(c.owner ? { [c.owner]: opts.owner } : {}),
-      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
-    }))
-    .where(c.id, 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-    .returningAll()
-    .execute();
+  const update = u.updateTable(c.table).set((eb) => ({
+    ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+    [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+    ...(c.owner ? { [c.owner]: opts.owner } : {}),
+    ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
+  }));
+  let rows: Record<string, unknown>[];
+  if (isPostgres(db)) {
+    if (opts.peek && !(await due.executeTakeFirst())) return [];
+    rows = await update.where(c.id, 'in', due.forUpdate().skipLocked()).returningAll().execute();
+  } else {
+    // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs about
+    // four times the SELECT plus an UPDATE by primary key. Outside a transaction another statement on the
+    // connection may come between the two, so the UPDATE checks again that each row is still due and
+    // unleased: a row claimed or finished in between is not taken. Nothing due, nothing written (the
+    // SELECT is the peek).
+    const ids = (await due.execute()).map((r) => r[c.id] as unknown);
+    if (ids.length === 0) return [];
+    rows = await update.where(c.id, 'in', ids).where(isDue).returningAll().execute();
+  }
   return rows
     .sort((a, b) => {
       for (const col of c.order) {
@@ -127,7 +141,7 @@ export async function claim<T extends QueueTable>(
       }
       return 0;
     })
-    .map((r) => r as Database[T]);
+    .map((r) => r as unknown as Database[T]);
 }
 
 /** A write fenced by the lease: it matches only while `lease.owner` still holds the row. */
