@@ -124,8 +124,8 @@ export async function claim<T extends QueueTable>(
     if (opts.peek && !(await due.executeTakeFirst())) return [];
     rows = await update.where(c.id, 'in', due.forUpdate().skipLocked()).returningAll().execute();
   } else {
-    // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs about
-    // four times the SELECT plus an UPDATE by primary key. Outside a transaction another statement on the
+    // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs more
+    // than the SELECT and an UPDATE by primary key together. Outside a transaction another statement on the
     // connection may come between the two, so the UPDATE checks again that each row is still due and
     // unleased: a row claimed or finished in between is not taken. Nothing due, nothing written (the
     // SELECT is the peek).
