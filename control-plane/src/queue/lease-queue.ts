@@ -1,10 +1,11 @@
 /**
  * The one lease queue under every background queue of the control plane (ingest, passport generation, the
  * outbox, webhook deliveries, print-job claims), in the spirit of graphile-worker: a row is due when its
- * queue says so and no live lease holds it; a claim is one guarded UPDATE whose choice of rows is a
- * subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, so replicas share the queue without waiting on each
- * other; SQLite has one writer, so the statement itself is the lock); every later write of the holder is
- * fenced by its owner token, so a worker whose lease ran out and was taken over writes nothing.
+ * queue says so and no live lease holds it; a claim is a guarded UPDATE: on PostgreSQL one statement whose
+ * choice of rows is a FOR UPDATE SKIP LOCKED subquery, so replicas share the queue without waiting on each
+ * other; on SQLite, which has one writer, a SELECT of the due ids and an UPDATE of those that are still due
+ * and unleased. Every later write of the holder is fenced by its owner token, so a worker whose lease ran
+ * out and was taken over writes nothing.
  *
  * Each queue keeps its own table, states and progress columns: it describes the lease columns once
  * (`LeaseColumns`) and passes what it sets on claim and on finish.
