@@ -86,6 +86,141 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     }
   });
 
+  it('writes each claim of a call its own attempt and envelope: its job, number, jti and passport version', async () => {
+    const db = t.cp.store.db;
+    const p1 = await queue(2);
+    const p2 = await queue(1);
+    const p3 = await queue(1);
+    // p1's first job was claimed before and reaped (its lease ran out): its next attempt is number 2.
+    const [earlier] = await dev.claimMany([{ name: 'zebra-1' }]);
+    const reapedAt = new Date().toISOString();
+    await db
+      .updateTable('print_jobs')
+      .set({ state: 'FAILED', last_error: 'lease_expired', lease_expires_at: null, updated_at: reapedAt })
+      .where('job_ref', '=', earlier!.jobRef)
+      .execute();
+    await db
+      .updateTable('print_attempts')
+      .set({ state: 'FAILED', failure_reason: 'lease_expired', ended_at: reapedAt })
+      .where('attempt_id', '=', earlier!.attemptId)
+      .execute();
+    const current = async (productId: string) => {
+      const history = await t.call('GET', `/api/v2/passports/${productId}/history`, { key: admin });
+      const v = (
+        history.body.versions as {
+          versionId: string;
+          current: boolean;
+          contentHash: string;
+          merkleRoot: string;
+        }[]
+      ).find((x) => x.current)!;
+      return { id: v.versionId, contentHash: v.contentHash, merkleRoot: v.merkleRoot };
+    };
+    const v1 = await current(p1.productId);
+    const v2 = await current(p2.productId);
+    expect(v2.id).not.toBe(v1.id);
+    // p3's passport has no current version at the claim: its label names none.
+    const p3Version = await db
+      .selectFrom('passports')
+      .select('current_version_id')
+      .where('product_id', '=', p3.productId)
+      .executeTakeFirstOrThrow();
+    await db
+      .updateTable('passports')
+      .set({ current_version_id: null })
+      .where('product_id', '=', p3.productId)
+      .execute();
+
+    const r = await t.call('POST', '/api/v2/aidc/jobs/claims', {
+      key: dev.token,
+      body: {
+        printers: [
+          { name: 'zebra-2', rfid: true, count: 3 },
+          { name: 'zebra-1', rfid: true, count: 3 },
+        ],
+      },
+    });
+    expect(r.status, r.text).toBe(200);
+    await db
+      .updateTable('passports')
+      .set({ current_version_id: p3Version.current_version_id })
+      .where('product_id', '=', p3.productId)
+      .execute();
+    type Claim = {
+      job: ClaimedJob['job'] & { jobRef: string };
+      attempt_id: string;
+      envelope: string;
+      leaseExpiresAt: string;
+      printer: string;
+    };
+    const claims = r.body.data as Claim[];
+    // Oldest first, printer by printer: zebra-2 takes three, zebra-1 the last one and finds no more.
+    const expected = [
+      { serial: p1.serials[0], printer: 'zebra-2', number: 2, version: v1 },
+      { serial: p1.serials[1], printer: 'zebra-2', number: 1, version: v1 },
+      { serial: p2.serials[0], printer: 'zebra-2', number: 1, version: v2 },
+      { serial: p3.serials[0], printer: 'zebra-1', number: 1, version: null },
+    ];
+    expect(claims.map((c) => [c.job.serial, c.printer])).toEqual(expected.map((e) => [e.serial, e.printer]));
+    const jtis = new Set<string>();
+    for (const [i, c] of claims.entries()) {
+      const e = expected[i]!;
+      const envelope = JSON.parse(Buffer.from(c.envelope.split('.')[1]!, 'base64url').toString()) as {
+        jti: string;
+        iat: number;
+      };
+      jtis.add(envelope.jti);
+      expect(envelope).toMatchObject({
+        aud: dev.device.id,
+        attempt_id: c.attempt_id,
+        job_ref: c.job.jobRef,
+        printer: e.printer,
+        serial: e.serial,
+        passport_version: e.version,
+        lease_expires_at: c.leaseExpiresAt,
+      });
+      const attempt = await db
+        .selectFrom('print_attempts')
+        .selectAll()
+        .where('attempt_id', '=', c.attempt_id)
+        .executeTakeFirstOrThrow();
+      expect(attempt).toMatchObject({
+        job_ref: c.job.jobRef,
+        device_id: dev.device.id,
+        printer: e.printer,
+        number: e.number,
+        envelope_jti: envelope.jti,
+        passport_version_id: e.version?.id ?? null,
+        state: 'CLAIMED',
+        ended_at: null,
+        failure_reason: null,
+      });
+      expect(Math.floor(Date.parse(attempt.claimed_at) / 1000)).toBe(envelope.iat);
+      const job = await db
+        .selectFrom('print_jobs')
+        .selectAll()
+        .where('job_ref', '=', c.job.jobRef)
+        .executeTakeFirstOrThrow();
+      expect(job).toMatchObject({
+        state: 'CLAIMED',
+        attempt_id: c.attempt_id,
+        attempt_count: e.number,
+        device_id: dev.device.id,
+        lease_expires_at: c.leaseExpiresAt,
+      });
+    }
+    expect(jtis.size).toBe(4);
+    await dev.sealMany(
+      claims.map((c) => ({
+        jobRef: c.job.jobRef,
+        attemptId: c.attempt_id,
+        envelope: c.envelope,
+        job: c.job,
+      })),
+    );
+    for (const c of claims) await expectSealed(c.job.jobRef);
+  });
+
   it('refuses a batch claim for a printer the device was not enrolled for, claiming nothing', async () => {
     await queue(1);
     const r = await t.call('POST', '/api/v2/aidc/jobs/claims', {

@@ -87,9 +87,9 @@ const PRINT_QUEUE: LeaseColumns<'print_jobs'> = {
 
 /**
  * Takes the oldest claimable job of the device's tenant that this printer can print: QUEUED, or FAILED with
- * retries left; bound to no printer or to this one; needing RFID only if the printer encodes. One UPDATE
- * with the choice as a subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite), so no
- * job is ever held by two live attempts. A fresh attempt_id is the fencing token of every later result.
+ * retries left; bound to no printer or to this one; needing RFID only if the printer encodes. One guarded
+ * claim (FOR UPDATE SKIP LOCKED on PostgreSQL, the single writer on SQLite), so no job is ever held by two
+ * live attempts. A fresh attempt_id is the fencing token of every later result.
  */
 export async function claimJob(
   deps: ClaimDeps,
@@ -97,8 +97,10 @@ export async function claimJob(
   deviceId: string,
   req: ClaimRequest,
 ): Promise<Claimed | null> {
-  const t = deps.now();
-  return deps.db.transaction().execute((trx) => claimOne(trx, deps, tenantId, deviceId, req.printer, t));
+  const [claimed] = await claimJobs(deps, tenantId, deviceId, [{ ...req.printer, count: 1 }]);
+  if (!claimed) return null;
+  const { printer: _printer, ...one } = claimed;
+  return one;
 }
 
 /** A printer of a batch claim and how many jobs it takes at most. */
@@ -112,7 +114,9 @@ export interface PrinterClaim {
 /**
  * Claims for several printers in one transaction, up to `count` jobs each, printer by printer in the
  * order given: each claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and
- * envelope), only the transaction and the round trip are shared. A printer that finds no more work stops.
+ * envelope), only the transaction and the round trips are shared. A printer that finds no more work stops.
+ * The claims come first, one statement each; then one statement reads the passport versions of all the
+ * claimed jobs' products and one writes all their attempts.
  */
 export async function claimJobs(
   deps: ClaimDeps,
@@ -121,31 +125,87 @@ export async function claimJobs(
   printers: readonly PrinterClaim[],
 ): Promise<(Claimed & { printer: string })[]> {
   const t = deps.now();
+  const iso = new Date(t).toISOString();
+  const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
   return deps.db.transaction().execute(async (trx) => {
-    const out: (Claimed & { printer: string })[] = [];
+    const taken: { row: PrintJobTable; printer: string; attemptId: string }[] = [];
     for (const printer of printers) {
       for (let i = 0; i < printer.count; i++) {
-        const claimed = await claimOne(trx, deps, tenantId, deviceId, printer, t);
-        if (!claimed) break;
-        out.push({ ...claimed, printer: printer.name });
+        const attemptId = randomUUID();
+        const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
+        if (!row) break;
+        taken.push({ row, printer: printer.name, attemptId });
       }
     }
-    return out;
+    if (taken.length === 0) return [];
+    // The label carries the passport as published now: each attempt remembers which version that is (the
+    // passport's current version with what the envelope says of it; a product without one prints none).
+    const current = await trx
+      .selectFrom('passports as p')
+      .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
+      .select(['p.product_id', 'v.id', 'v.content_hash', 'v.merkle_root'])
+      .where('p.tenant_id', '=', tenantId)
+      .where('p.product_id', 'in', [...new Set(taken.map((c) => c.row.product_id))])
+      .execute();
+    const versions = new Map<string, PassportVersionRef>(
+      current.map((v) => [
+        v.product_id,
+        { id: v.id, contentHash: v.content_hash, merkleRoot: v.merkle_root },
+      ]),
+    );
+    const claims = taken.map((c) => ({
+      ...c,
+      jti: randomUUID(),
+      passportVersion: versions.get(c.row.product_id) ?? null,
+    }));
+    await trx
+      .insertInto('print_attempts')
+      .values(
+        claims.map((c) => ({
+          attempt_id: c.attemptId,
+          job_ref: c.row.job_ref,
+          tenant_id: tenantId,
+          device_id: deviceId,
+          printer: c.printer,
+          number: c.row.attempt_count,
+          envelope_jti: c.jti,
+          passport_version_id: c.passportVersion?.id ?? null,
+          claimed_at: iso,
+          state: 'CLAIMED',
+          ended_at: null,
+          failure_reason: null,
+        })),
+      )
+      .execute();
+    return Promise.all(
+      claims.map(async (c) => ({
+        job: jobView(c.row),
+        attempt_id: c.attemptId,
+        envelope: await signEnvelope(
+          deps.keyring,
+          deps.issuer,
+          c.row,
+          { deviceId, printer: c.printer, jti: c.jti, passportVersion: c.passportVersion },
+          t,
+        ),
+        leaseExpiresAt,
+        printer: c.printer,
+      })),
+    );
   });
 }
 
-async function claimOne(
+/** Claims the oldest job this printer can print (see {@link claimJob}) for the attempt `attemptId`. */
+async function claimNext(
   trx: Db,
   deps: ClaimDeps,
   tenantId: string,
   deviceId: string,
   printer: ClaimRequest['printer'],
+  attemptId: string,
   t: number,
-): Promise<Claimed | null> {
+): Promise<PrintJobTable | undefined> {
   const iso = new Date(t).toISOString();
-  const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
-  const attemptId = randomUUID();
-  const jti = randomUUID();
   const [row] = await claim(trx, PRINT_QUEUE, {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
@@ -166,44 +226,7 @@ async function claimOne(
       ]),
     set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
   });
-  if (!row) return null;
-  // The label carries the passport as published now: the attempt remembers which version that is (one
-  // statement: the passport's current version with what the envelope says of it).
-  const current = await trx
-    .selectFrom('passports as p')
-    .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
-    .select(['v.id', 'v.content_hash', 'v.merkle_root'])
-    .where('p.tenant_id', '=', tenantId)
-    .where('p.product_id', '=', row.product_id)
-    .executeTakeFirst();
-  const passportVersion: PassportVersionRef | null = current
-    ? { id: current.id, contentHash: current.content_hash, merkleRoot: current.merkle_root }
-    : null;
-  await trx
-    .insertInto('print_attempts')
-    .values({
-      attempt_id: attemptId,
-      job_ref: row.job_ref,
-      tenant_id: tenantId,
-      device_id: deviceId,
-      printer: printer.name,
-      number: row.attempt_count,
-      envelope_jti: jti,
-      passport_version_id: passportVersion?.id ?? null,
-      claimed_at: iso,
-      state: 'CLAIMED',
-      ended_at: null,
-      failure_reason: null,
-    })
-    .execute();
-  const envelope = await signEnvelope(
-    deps.keyring,
-    deps.issuer,
-    row,
-    { deviceId, printer: printer.name, jti, passportVersion },
-    t,
-  );
-  return { job: jobView(row), attempt_id: attemptId, envelope, leaseExpiresAt };
+  return row;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { sql } from 'kysely';
+import SQLite from 'better-sqlite3';
+import { Kysely, type KyselyPlugin, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openTestStore, testDialects } from '@dpp/testkit';
 import type { Db, Store } from '../store/index.js';
@@ -199,5 +200,74 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
     await claim(db, PROBE, { ...waiting, now: T0, leaseMs: 5_000, owner: 'w2' });
     expect(await expiredLeases(db, PROBE, { now: T0 + 2_000, limit: 10 })).toEqual([a]);
     expect(await expiredLeases(db, PROBE, { now: T0 + 6_000, limit: 10 })).toEqual([a, b]);
+  });
+});
+
+describe('a claim on SQLite', () => {
+  /*
+   * Two statements: the due ids, then the UPDATE of those rows. Outside a transaction another statement on
+   * the one connection may run between them; here it runs from the SELECT's result, on the same connection.
+   */
+  let raw: SQLite.Database;
+  let between: (() => void) | null = null;
+  let db: Db;
+  const rawRow = (id: string) => raw.prepare('select * from queue_probe where id = ?').get(id);
+  const betweenStatements: KyselyPlugin = {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
+      const run = between;
+      between = null;
+      run?.();
+      return args.result;
+    },
+  };
+
+  beforeAll(() => {
+    raw = new SQLite(':memory:');
+    raw.exec(`create table queue_probe (id text primary key, status text not null, lease_owner text,
+      locked_until text, attempts integer not null default 0, created_at text not null, note text)`);
+    db = new Kysely({
+      dialect: new SqliteDialect({ database: raw }),
+      plugins: [betweenStatements],
+    }) as unknown as Db;
+  });
+  afterAll(() => db?.destroy());
+  beforeEach(() => {
+    raw.exec('delete from queue_probe');
+    const add = raw.prepare(`insert into queue_probe (id, status, created_at) values (?, 'waiting', ?)`);
+    for (const [i, id] of ['a', 'b', 'c'].entries()) add.run(id, new Date(T0 + i).toISOString());
+  });
+
+  const take = (owner: string) =>
+    claim(db, PROBE, {
+      ...waiting,
+      now: T0,
+      leaseMs: 1_000,
+      owner,
+      limit: 2,
+      set: () => ({ status: 'running' }),
+    });
+
+  it('does not take a row that stopped being due after the SELECT chose it', async () => {
+    between = () => raw.prepare(`update queue_probe set status = 'done' where id = 'a'`).run();
+    expect((await take('w1')).map((r) => r.id)).toEqual(['b']);
+    expect(between).toBeNull();
+    expect(rawRow('a')).toMatchObject({ status: 'done', lease_owner: null, locked_until: null, attempts: 0 });
+  });
+
+  it('does not take a row another claim leased after the SELECT chose it', async () => {
+    const until = new Date(T0 + 5_000).toISOString();
+    between = () =>
+      raw
+        .prepare(`update queue_probe set lease_owner = 'w2', locked_until = ?, attempts = 1 where id = 'b'`)
+        .run(until);
+    expect((await take('w1')).map((r) => r.id)).toEqual(['a']);
+    expect(between).toBeNull();
+    expect(rawRow('b')).toMatchObject({
+      status: 'waiting',
+      lease_owner: 'w2',
+      locked_until: until,
+      attempts: 1,
+    });
   });
 });

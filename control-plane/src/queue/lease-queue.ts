@@ -1,10 +1,11 @@
 /**
  * The one lease queue under every background queue of the control plane (ingest, passport generation, the
  * outbox, webhook deliveries, print-job claims), in the spirit of graphile-worker: a row is due when its
- * queue says so and no live lease holds it; a claim is one guarded UPDATE whose choice of rows is a
- * subquery (FOR UPDATE SKIP LOCKED on PostgreSQL, so replicas share the queue without waiting on each
- * other; SQLite has one writer, so the statement itself is the lock); every later write of the holder is
- * fenced by its owner token, so a worker whose lease ran out and was taken over writes nothing.
+ * queue says so and no live lease holds it; a claim is a guarded UPDATE: on PostgreSQL one statement whose
+ * choice of rows is a FOR UPDATE SKIP LOCKED subquery, so replicas share the queue without waiting on each
+ * other; on SQLite, which has one writer, a SELECT of the due ids and an UPDATE of those that are still due
+ * and unleased. Every later write of the holder is fenced by its owner token, so a worker whose lease ran
+ * out and was taken over writes nothing.
  *
  * Each queue keeps its own table, states and progress columns: it describes the lease columns once
  * (`LeaseColumns`) and passes what it sets on claim and on finish.
@@ -100,25 +101,39 @@ export async function claim<T extends QueueTable>(
   if (c.owner && !opts.owner) throw new TypeError(`a claim of ${c.table} needs an owner`);
   const u = untyped(db);
   const now = iso(opts.now);
+  // Due and not held by a live lease; the SELECT's choice, and on SQLite the UPDATE's check again.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const isDue = (eb: ExpressionBuilder<any, string>) =>
+    eb.and([
+      opts.due(eb as unknown as ExpressionBuilder<Database, T>),
+      eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
+    ]);
   const due = u
     .selectFrom(c.table)
     .select(c.id)
-    .where((eb) => opts.due(eb as unknown as ExpressionBuilder<Database, T>))
-    .where((eb) => eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]))
+    .where(isDue)
     .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
     .limit(opts.limit ?? 1);
-  if (opts.peek && !(await due.executeTakeFirst())) return [];
-  const rows = await u
-    .updateTable(c.table)
-    .set((eb) => ({
-      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
-      ...(c.owner ? { [c.owner]: opts.owner } : {}),
-      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
-    }))
-    .where(c.id, 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
-    .returningAll()
-    .execute();
+  const update = u.updateTable(c.table).set((eb) => ({
+    ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+    [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+    ...(c.owner ? { [c.owner]: opts.owner } : {}),
+    ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
+  }));
+  let rows: Record<string, unknown>[];
+  if (isPostgres(db)) {
+    if (opts.peek && !(await due.executeTakeFirst())) return [];
+    rows = await update.where(c.id, 'in', due.forUpdate().skipLocked()).returningAll().execute();
+  } else {
+    // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs more
+    // than the SELECT and an UPDATE by primary key together. Outside a transaction another statement on the
+    // connection may come between the two, so the UPDATE checks again that each row is still due and
+    // unleased: a row claimed or finished in between is not taken. Nothing due, nothing written (the
+    // SELECT is the peek).
+    const ids = (await due.execute()).map((r) => r[c.id] as unknown);
+    if (ids.length === 0) return [];
+    rows = await update.where(c.id, 'in', ids).where(isDue).returningAll().execute();
+  }
   return rows
     .sort((a, b) => {
       for (const col of c.order) {
@@ -127,7 +142,7 @@ export async function claim<T extends QueueTable>(
       }
       return 0;
     })
-    .map((r) => r as Database[T]);
+    .map((r) => r as unknown as Database[T]);
 }
 
 /** A write fenced by the lease: it matches only while `lease.owner` still holds the row. */
