@@ -426,12 +426,20 @@ class BatchWrites {
         const moved = await trx
           .updateTable('print_jobs')
           .set(set)
-          .where('tenant_id', '=', this.principal.tenantId)
+          // The keys as a list, the tenant inside each job's guard: with `tenant_id = ?` on its own SQLite's
+          // planner walks the tenant's jobs on an index that starts with it (1.4 ms a statement with 4,000
+          // jobs) instead of probing the primary key once per job.
+          .where(
+            'job_ref',
+            'in',
+            jobs.map((job) => job.job_ref),
+          )
           .where((eb) =>
             eb.or(
               jobs.map((job) =>
                 eb.and([
                   eb('job_ref', '=', job.job_ref),
+                  eb('tenant_id', '=', this.principal.tenantId),
                   eb('attempt_id', '=', job.attempt_id!),
                   eb('state', '=', job.state),
                 ]),
