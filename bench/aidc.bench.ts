@@ -20,7 +20,7 @@ import {
 } from './lib/child-process.js';
 import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
-import { SqlTimer, type SqlShare } from './lib/sql-timing.js';
+import { PgStatementCounter, SqlTimer, type SqlShare } from './lib/sql-timing.js';
 import type { LoadInput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
@@ -50,6 +50,8 @@ interface FloorRun {
   profile?: { layers: CostShare[]; parts: CostShare[] };
   /** SQLite's time by what the statements are for, and the jobs it was spent on. */
   sql?: { shares: SqlShare[]; jobs: number };
+  /** PostgreSQL's statements (round trips) by what they are for, and the jobs they were spent on. */
+  pgStatements?: { shares: { name: string; statements: number }[]; jobs: number };
 }
 
 /**
@@ -70,10 +72,13 @@ async function inProcess(
     const devices = await enrollLoadDevices(t, admin, DEVICES, floor.printers);
     const profiler = profile ? new CpuProfiler() : null;
     const sqlTimer = profile && dialect === 'sqlite' ? new SqlTimer() : null;
+    const pgCounter = profile && dialect === 'postgres' ? new PgStatementCounter() : null;
     await profiler?.start(dialect);
     sqlTimer?.start();
+    pgCounter?.start();
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
     const sql = sqlTimer?.stop();
+    const pgStatements = pgCounter?.stop();
     const summary = await profiler?.stop(dialect);
     if (out.sealed !== jobs) throw new Error(`sealed ${out.sealed} of ${jobs}`);
     return {
@@ -82,6 +87,7 @@ async function inProcess(
       resultMs: out.resultMs.sort((a, b) => a - b),
       ...(summary ? { profile: summary } : {}),
       ...(sql ? { sql: { shares: sql, jobs } } : {}),
+      ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),
     };
   } finally {
     await t.close();
@@ -98,6 +104,14 @@ function printProfile(dialect: string, run: FloorRun): void {
   for (const c of p.layers) if (c.share >= 0.005) console.log(`    ${pct(c)}`);
   console.log('  by part of the request (inclusive: a part counts the SQL it runs; parts overlap):');
   for (const c of p.parts) console.log(`    ${pct(c)}`);
+  if (run.pgStatements) {
+    const { shares, jobs } = run.pgStatements;
+    const all = shares.reduce((n, s) => n + s.statements, 0);
+    console.log(
+      `  PostgreSQL statements (round trips) per sealed job, by what they are for (${(all / jobs).toFixed(1)} in all):`,
+    );
+    for (const s of shares) console.log(`    ${(s.statements / jobs).toFixed(2).padStart(6)}  ${s.name}`);
+  }
   if (!run.sql) return;
   const total = run.sql.shares.reduce((n, s) => n + s.ms, 0);
   const per = (ms: number) => `${((ms / run.sql!.jobs) * 1000).toFixed(0).padStart(5)} µs`;

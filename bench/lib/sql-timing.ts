@@ -2,9 +2,11 @@
  * Where SQLite's time goes, statement by statement, for the control plane running in this process: the
  * `run`, `all` and `get` of better-sqlite3's statements are timed while the load runs, and their time is
  * summed by what the statement writes or reads (the idempotency record, audit rows, the outbox, commits...).
- * Benchmark-only: it wraps the driver's prototype in this process and puts it back on `stop()`.
+ * On PostgreSQL, where each statement is a round trip, the statements are counted the same way.
+ * Benchmark-only: each wraps its driver's prototype in this process and puts it back on `stop()`.
  */
 import SQLite from 'better-sqlite3';
+import pg from 'pg';
 
 type Method = 'run' | 'all' | 'get';
 
@@ -15,18 +17,24 @@ const GROUPS: [string, RegExp][] = [
   ['idempotency record', /"idempotency_keys"/],
   ['audit rows', /"audit_log"/],
   ['outbox rows and dispatcher', /"outbox"/],
-  ['claim (queue UPDATE)', /^update "print_jobs" set "state" = \?, "device_id"/],
+  [
+    'claim (queue UPDATE and, on SQLite, its choice)',
+    /^update "print_jobs" set "state" = (\?|\$1), "device_id"|^select "job_ref" from "print_jobs" where \(+"tenant_id"/,
+  ],
   ['print job reads and guarded UPDATEs', /"print_jobs"/],
   ['evidence rows', /"print_evidence"/],
   ['attempt rows', /"print_attempts"/],
   [
     'seal (receipt, EPCIS, metadata.print, events)',
-    /"(seal_receipts|epcis_events|epcis_event_epcs|carrier_serials|events)"/,
+    /"(seal_receipts|epcis_events|epcis_event_epcs|carrier_serials|events)"|\bcarrier_serials\b/,
   ],
   ['authentication (devices, tenants, keys)', /"(devices|tenants|api_keys|oauth_assertions)"/],
   ['passport version of a claim', /"(passports|passport_versions)"/],
   ['transparency log', /"(log_nodes|log_tree_heads|log_state)"|leaf_index/],
 ];
+
+/** The group of a statement's text. */
+const groupOf = (source: string) => GROUPS.find(([, re]) => re.test(source))?.[0] ?? 'other statements';
 
 export interface SqlShare {
   name: string;
@@ -66,12 +74,42 @@ export class SqlTimer {
     for (const [m, f] of this.originals) this.proto[m] = f;
     const out = new Map<string, SqlShare>();
     for (const [source, { ms, n }] of this.bySource) {
-      const name = GROUPS.find(([, re]) => re.test(source))?.[0] ?? 'other statements';
+      const name = groupOf(source);
       const s = out.get(name) ?? { name, ms: 0, statements: 0 };
       s.ms += ms;
       s.statements += n;
       out.set(name, s);
     }
     return [...out.values()].sort((a, b) => b.ms - a.ms);
+  }
+}
+
+/** PostgreSQL statements of the control plane in this process, counted by what they are for. */
+export class PgStatementCounter {
+  private readonly proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
+  private original: ((...a: unknown[]) => unknown) | undefined;
+  private readonly byGroup = new Map<string, number>();
+
+  start(): void {
+    const original = this.proto.query;
+    this.original = original;
+    const byGroup = this.byGroup;
+    this.proto.query = function (this: unknown, ...a: unknown[]) {
+      const q = a[0] as string | { text?: unknown } | undefined;
+      const text = typeof q === 'string' ? q : q?.text;
+      if (typeof text === 'string') {
+        const name = groupOf(text.trim());
+        byGroup.set(name, (byGroup.get(name) ?? 0) + 1);
+      }
+      return original.apply(this, a);
+    };
+  }
+
+  /** Puts the driver back; the counts by group, largest first. */
+  stop(): { name: string; statements: number }[] {
+    if (this.original) this.proto.query = this.original;
+    return [...this.byGroup]
+      .map(([name, statements]) => ({ name, statements }))
+      .sort((a, b) => b.statements - a.statements);
   }
 }
