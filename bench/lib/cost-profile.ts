@@ -59,7 +59,10 @@ export const PARTS: CostMatcher[] = [
     name: 'authentication (access token verify, device and tenant lookup)',
     fn: /^principalFromAccessToken$/,
   },
-  { name: 'claim (queue UPDATE, attempt row, envelope)', fn: /^(claimOne|claimJobs|claimJob)$/ },
+  {
+    name: 'claim (queue UPDATE, attempt row, envelope)',
+    fn: /^(claimJobs|claimJob|claimInTransaction|claimNext)$/,
+  },
   { name: 'result checks (job read, evidence checks)', fn: /^checkResult$/ },
   { name: '  of which the evidence bundle (JWS verify, comparisons)', fn: /^checkBundle$/ },
   // One result's transition, or a batch's set-wise writes (BatchWrites.flush).

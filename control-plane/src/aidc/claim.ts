@@ -127,7 +127,8 @@ export async function claimJobs(
   const t = deps.now();
   const iso = new Date(t).toISOString();
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
-  return deps.db.transaction().execute(async (trx) => {
+  // Named, so that a CPU profile (the aidc benchmark's) finds the claim's work after each await.
+  return deps.db.transaction().execute(async function claimInTransaction(trx) {
     const taken: { row: PrintJobTable; printer: string; attemptId: string }[] = [];
     for (const printer of printers) {
       for (let i = 0; i < printer.count; i++) {
