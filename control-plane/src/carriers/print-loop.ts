@@ -124,28 +124,19 @@ async function confirmPrintedTogether(
     return commissioningOf(meta, written, proof);
   });
   const recording = events.filter((e) => e !== null);
-  const { stored } =
+  const { stored, documents } =
     recording.length === 0
-      ? { stored: [] }
+      ? { stored: [], documents: [] }
       : await recordEpcisEvents(db, tenantId, recording, { source: 'print-loop', recordTime: at });
   // Each event has a fresh random eventID, so none is a duplicate: the ids come back in the events' order.
   if (stored.length !== recording.length) throw new Error('a commissioning event was not stored');
-  const documents =
-    stored.length === 0
-      ? []
-      : await db
-          .selectFrom('epcis_events')
-          .select(['event_id', 'document'])
-          .where('tenant_id', '=', tenantId)
-          .where('event_id', 'in', stored)
-          .execute();
-  const documentOf = new Map(documents.map((d) => [d.event_id, d.document]));
+  // Each event's hash is of the document as stored (the text recordEpcisEvents wrote, not read back).
   let next = 0;
   const refs = events.map((event): CommissioningRef | null => {
     if (!event) return null;
-    const eventId = stored[next++]!;
+    const eventId = stored[next]!;
     const sha256 = createHash('sha256')
-      .update(canonicalJson(JSON.parse(documentOf.get(eventId)!)))
+      .update(canonicalJson(JSON.parse(documents[next++]!)))
       .digest('hex');
     return { eventId, sha256 };
   });

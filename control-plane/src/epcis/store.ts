@@ -41,6 +41,8 @@ export interface RecordOptions {
 export interface RecordResult {
   /** eventIDs stored by this call, in order. */
   stored: string[];
+  /** The document each stored event was stored as (its JSON text), in the order of `stored`. */
+  documents: string[];
   /** Events whose eventID the tenant already had (or that repeat one earlier in the same call). */
   duplicates: number;
 }
@@ -121,7 +123,11 @@ export async function recordEpcisEvents(
       .values(epcRows.slice(i, i + EPC_CHUNK))
       .execute();
   }
-  return { stored: storedRows.map((c) => c.row.event_id), duplicates: events.length - storedRows.length };
+  return {
+    stored: storedRows.map((c) => c.row.event_id),
+    documents: storedRows.map((c) => c.row.document),
+    duplicates: events.length - storedRows.length,
+  };
 }
 
 export interface EventFilter {
