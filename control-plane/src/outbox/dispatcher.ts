@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
 import { type LeaseColumns, claim, retryDelay } from '../queue/index.js';
-import type { Db, Dialect } from '../store/index.js';
+import type { Db, Dialect, OutboxTable } from '../store/index.js';
 import { outboxRowsWritten, type OutboxTopic } from './outbox.js';
 
 export interface OutboxRow {
@@ -193,16 +193,7 @@ export class OutboxDispatcher {
       due: (eb) =>
         eb.and([eb('processed_at', 'is', null), eb('available_at', '<=', now), eb('topic', 'in', topics)]),
     });
-    return rows
-      .map((r) => ({
-        id: r.id,
-        tenantId: r.tenant_id,
-        topic: r.topic,
-        payload: JSON.parse(r.payload) as unknown,
-        attempts: r.attempts,
-        createdAt: r.created_at,
-      }))
-      .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return rows.map(outboxRowOf).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
   /** Handles one row alone: true when it was handled, else it is scheduled for a retry with backoff. */
@@ -232,6 +223,18 @@ export class OutboxDispatcher {
       return false;
     }
   }
+}
+
+/** A stored outbox row as its handler sees it. */
+export function outboxRowOf(r: OutboxTable): OutboxRow {
+  return {
+    id: r.id,
+    tenantId: r.tenant_id,
+    topic: r.topic,
+    payload: JSON.parse(r.payload) as unknown,
+    attempts: r.attempts,
+    createdAt: r.created_at,
+  };
 }
 
 /** Counts rows still to dispatch (for /metrics and tests). */

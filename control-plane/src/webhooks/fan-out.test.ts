@@ -2,7 +2,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventType } from '@dpp/shared';
 import { recordEvent } from '../events/index.js';
-import { OutboxDispatcher, enqueueOutbox } from '../outbox/index.js';
+import { OutboxDispatcher, enqueueOutbox, outboxRowOf } from '../outbox/index.js';
 import { SecretBox } from '../store/index.js';
 import { insertTenant } from '../tenants/tenants.js';
 import { openTestStore, testDialects } from '@dpp/testkit';
@@ -106,19 +106,11 @@ describe.each(testDialects())('webhook fan-out of a dispatcher pass (%s)', (dial
     const { expected } = await scenario();
     const fanOut = webhookFanOut({ db: store.db, log, now: () => clock });
     const rows = await store.db.selectFrom('outbox').selectAll().orderBy('created_at').execute();
-    const asRow = (r: (typeof rows)[number]) => ({
-      id: r.id,
-      tenantId: r.tenant_id,
-      topic: r.topic,
-      payload: JSON.parse(r.payload) as unknown,
-      attempts: r.attempts,
-      createdAt: r.created_at,
-    });
-    for (const r of rows) await fanOut.one(asRow(r));
+    for (const r of rows) await fanOut.one(outboxRowOf(r));
     expect((await deliveries()).map((d) => ({ event: d.event_id, endpoint: d.endpoint_id }))).toEqual(
       expected,
     );
-    await fanOut.many(rows.map(asRow));
+    await fanOut.many(rows.map(outboxRowOf));
     expect(await deliveries()).toHaveLength(expected.length);
   });
 });
