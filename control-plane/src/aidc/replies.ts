@@ -32,5 +32,10 @@ export const resultReply: AnswerReply<JobView> = {
 };
 
 export function reporterOf(principal: Principal): Reporter {
-  return { type: principal.type, id: principal.id, tenantId: principal.tenant.id };
+  return {
+    type: principal.type,
+    id: principal.id,
+    tenantId: principal.tenant.id,
+    ...(principal.type === 'device' ? { publicJwk: principal.publicJwk } : {}),
+  };
 }

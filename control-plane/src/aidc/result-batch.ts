@@ -67,7 +67,7 @@ export async function reportResults(
   correlationId: string,
 ): Promise<BatchedOutcome[]> {
   const iso = new Date(deps.now()).toISOString();
-  const signatures = await bundleSignatures(deps.db, principal, batch);
+  const signatures = await bundleSignatures(principal, batch);
   // The checks keep the evidence as parsed; a batch applied again result by result starts from the request.
   const sent = batch.map((b) => b.input.evidence);
   const outcomes = await deps.db.transaction().execute(async (trx) => {
@@ -149,27 +149,22 @@ async function applyOneByOne(
 }
 
 /**
- * The signatures of a device's SEALED bundles in a batch, checked with its key before the transaction (a
- * bundle that names another device, or a key rotated meanwhile, is checked again inside, as for one result).
+ * The signatures of a device's SEALED bundles in a batch, checked before the transaction with the key its call
+ * was authenticated with (a bundle that names another device, or a key rotated meanwhile, is checked again
+ * inside with the key read there, as for one result).
  */
 async function bundleSignatures(
-  db: Db,
   principal: Reporter,
   batch: readonly BatchedResult[],
 ): Promise<Map<BatchedResult, BundleSignature>> {
   const out = new Map<BatchedResult, BundleSignature>();
   const sealed = batch.filter((b) => b.input.status === 'SEALED');
-  if (principal.type !== 'device' || sealed.length === 0) return out;
-  const device = await db
-    .selectFrom('devices')
-    .select('public_jwk')
-    .where('id', '=', principal.id)
-    .executeTakeFirst();
-  if (!device) return out;
+  const key = principal.publicJwk;
+  if (principal.type !== 'device' || key === undefined || sealed.length === 0) return out;
   await Promise.all(
     sealed.map(async (b) => {
       const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
-      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(device.public_jwk, jws));
+      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(key, jws));
     }),
   );
   return out;

@@ -68,6 +68,8 @@ export interface Reporter {
   type: 'device' | 'api_key';
   id: string;
   tenantId: string;
+  /** A device's public key as read when its call was authenticated (a batch checks bundles with it first). */
+  publicJwk?: string | undefined;
 }
 
 /** What an EVIDENCE_REJECTED names, every time: the field, what the job (or the record) expected, and what came. */

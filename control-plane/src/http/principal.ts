@@ -18,6 +18,8 @@ export type Principal =
       scopes: ReadonlySet<string>;
       /** The printers its enrollment binds it to (none: any printer), as read when the call was authenticated. */
       printerNames: readonly string[];
+      /** Its public key (the JWK as stored), as read when the call was authenticated. */
+      publicJwk: string;
     };
 
 /**

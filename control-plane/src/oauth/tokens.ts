@@ -227,6 +227,7 @@ export async function principalFromAccessToken(
       .innerJoin('tenants as t', 't.id', 'd.tenant_id')
       .select([
         'd.printer_names',
+        'd.public_jwk',
         't.id',
         't.name',
         't.tier',
@@ -240,7 +241,14 @@ export async function principalFromAccessToken(
     // The row's id is its tenant's: a token names the device's own tenant, or it is refused.
     if (!row || row.id !== claims.tenant_id) return null;
     const printerNames = JSON.parse(row.printer_names) as string[];
-    return { type: 'device', id: sub, tenant: toTenantInfo(row), scopes, printerNames };
+    return {
+      type: 'device',
+      id: sub,
+      tenant: toTenantInfo(row),
+      scopes,
+      printerNames,
+      publicJwk: row.public_jwk,
+    };
   }
   if (claims.principal_type === 'api_key') {
     const key = await deps.db
