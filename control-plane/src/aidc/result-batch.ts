@@ -408,14 +408,7 @@ class BatchWrites {
   async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
     // Jobs whose results change the same columns to the same values (in a batch, most end SEALED at the
     // same instant) move with one UPDATE, each still guarded by its own attempt and the state its checks saw.
-    const sameChange = new Map<string, { set: Partial<PrintJobTable>; seen: PrintJobTable[] }>();
-    for (const { seen, set } of this.moves.values()) {
-      const change = JSON.stringify(set);
-      const group = sameChange.get(change) ?? { set, seen: [] };
-      group.seen.push(seen);
-      sameChange.set(change, group);
-    }
-    for (const { set, seen } of sameChange.values()) {
+    for (const { set, items: seen } of bySameChange([...this.moves.values()].map((m) => [m.set, m.seen]))) {
       for (let i = 0; i < seen.length; i += GUARDED_UPDATE_CHUNK) {
         const jobs = seen.slice(i, i + GUARDED_UPDATE_CHUNK);
         const moved = await trx
@@ -451,13 +444,7 @@ class BatchWrites {
     await this.flushKeys(trx);
     await insertEvidence(trx, this.evidence);
     // One UPDATE per distinct change: in a batch most attempts end in the same state at the same instant.
-    const groups = new Map<string, { set: Partial<PrintAttemptTable>; ids: string[] }>();
-    for (const [id, set] of this.attempts) {
-      const group = groups.get(JSON.stringify(set)) ?? { set, ids: [] };
-      group.ids.push(id);
-      groups.set(JSON.stringify(set), group);
-    }
-    for (const { set, ids } of groups.values()) {
+    for (const { set, items: ids } of bySameChange([...this.attempts].map(([id, set]) => [set, id]))) {
       await trx.updateTable('print_attempts').set(set).where('attempt_id', 'in', ids).execute();
     }
     if (this.sealed.length > 0) {
@@ -484,6 +471,18 @@ class BatchWrites {
     const kept = await insertCompletedIdempotencyKeys(trx, this.keys);
     if (kept !== this.keys.length) throw new Error('an Idempotency-Key of the batch was kept meanwhile');
   }
+}
+
+/** Items by the change they make (equal sets of columns and values), in the order each change is first seen. */
+function bySameChange<S, T>(pairs: readonly (readonly [S, T])[]): { set: S; items: T[] }[] {
+  const groups = new Map<string, { set: S; items: T[] }>();
+  for (const [set, item] of pairs) {
+    const change = JSON.stringify(set);
+    const group = groups.get(change);
+    if (group) group.items.push(item);
+    else groups.set(change, { set, items: [item] });
+  }
+  return [...groups.values()];
 }
 
 /** Jobs moved by one guarded UPDATE (three parameters each). */

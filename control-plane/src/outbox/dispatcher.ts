@@ -59,10 +59,8 @@ const OUTBOX_QUEUE: LeaseColumns<'outbox'> = {
  * failure is logged and contained; it never stops the loop.
  */
 export class OutboxDispatcher {
-  private readonly handlers = new Map<
-    string,
-    Partial<OutboxBatchHandler> & Pick<OutboxBatchHandler, 'one'>
-  >();
+  /** Each topic's handler; `many` only where the handler takes a pass's rows together. */
+  private readonly handlers = new Map<string, { one: OutboxHandler; many?: OutboxBatchHandler['many'] }>();
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = true;
