@@ -577,13 +577,28 @@ export async function checkResult(
   if (!live || notHolder || !sources.includes(job.state as never)) {
     throw await explainRefusal(reads, tenantId, jobRef, input.attempt_id, iso, refusalFor(principal, input));
   }
-  const schema = z.object({ evidence: RESULT_EVIDENCE[input.status] as z.ZodType<Record<string, unknown>> });
-  const parsed = schema.safeParse({ evidence: input.evidence });
+  const parsed = resultEvidenceSchema(input.status).safeParse({ evidence: input.evidence });
   if (!parsed.success) throw new EvidenceInvalid(parsed.error.issues);
   input.evidence = parsed.data.evidence;
   checkActor(principal, job, input);
   await checkEvidence(reads, job, input, checked);
   return job;
+}
+
+/**
+ * The schema of a result's `{ evidence }` for its status, built once per status: zod compiles a schema on
+ * its first parse, and building one per result compiled it again for every result.
+ */
+const evidenceSchemas = new Map<ResultInput['status'], z.ZodType<{ evidence: Record<string, unknown> }>>();
+function resultEvidenceSchema(
+  status: ResultInput['status'],
+): z.ZodType<{ evidence: Record<string, unknown> }> {
+  let schema = evidenceSchemas.get(status);
+  if (!schema) {
+    schema = z.object({ evidence: RESULT_EVIDENCE[status] as z.ZodType<Record<string, unknown>> });
+    evidenceSchemas.set(status, schema);
+  }
+  return schema;
 }
 
 /** What a result changes on its job and its attempt (the job's `updated_at` aside). */
