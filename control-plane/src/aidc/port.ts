@@ -1,5 +1,5 @@
 import type { LabelEpc } from '@dpp/shared';
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 
 /** A serial allocated by the carriers domain, with what a label needs. */
 export interface AllocatedSerial {
@@ -46,9 +46,15 @@ export interface PrintLoopPort {
   /**
    * SEALED of one or more jobs (a batch of results seals several at once): for each, metadata.print =
    * printed, the EPCIS commissioning event, print.confirmed queued. Resolves with each one's event, in
-   * order (null when the serial was printed already and no new event was recorded).
+   * order (null when the serial was printed already and no new event was recorded). With `writes`, the
+   * rows that only add (the events, their EPCs, the outbox) are added to that write set of the caller's
+   * transaction, written when the caller flushes it.
    */
-  confirmPrinted(db: Db, outcomes: readonly PrintOutcome[]): Promise<(CommissioningRef | null)[]>;
+  confirmPrinted(
+    db: Db,
+    outcomes: readonly PrintOutcome[],
+    writes?: WriteSet,
+  ): Promise<(CommissioningRef | null)[]>;
   /** DEAD_LETTER: metadata.print = failed (the serial joins the re-print file), print.failed queued. */
   confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void>;
 }

@@ -4,7 +4,7 @@
  * then writes the accepted ones with a few statements for all of them instead of a dozen for each.
  */
 import { sql } from 'kysely';
-import { type AuditEntry, recordAudits } from '../audit/index.js';
+import { type AuditEntry, addAudits } from '../audit/index.js';
 import {
   type Db,
   type IdempotencyKeyRef,
@@ -13,9 +13,11 @@ import {
   type PrintAttemptTable,
   type PrintEvidenceTable,
   type PrintJobTable,
+  type SealReceiptTable,
   deleteExpiredIdempotencyKeys,
   findIdempotencyKeys,
-  insertCompletedIdempotencyKeys,
+  completedIdempotencyKeyInserts,
+  WriteSet,
 } from '../store/index.js';
 import { type JobView, jobView } from './model.js';
 import {
@@ -57,7 +59,7 @@ export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error
  * The checks run against rows read at the start of the transaction, and the writes go out set-wise, each
  * job's one guarded UPDATE naming the state, attempt and live lease the checks saw. When a write finds the
  * database other than read (another writer moved a job, or a twin kept one of the keys, on PostgreSQL) or
- * fails, the set-wise writes are rolled back and the batch is applied again result by result, as the
+ * fails, its transaction is rolled back and the batch is applied again result by result in a new one, as the
  * single route would, so the answers never rest on the rows read at the start being fresh.
  */
 export async function reportResults(
@@ -70,40 +72,60 @@ export async function reportResults(
   const signatures = await bundleSignatures(principal, batch);
   // The checks keep the evidence as parsed; a batch applied again result by result starts from the request.
   const sent = batch.map((b) => b.input.evidence);
-  const outcomes = await deps.db.transaction().execute(async (trx) => {
-    const records = await BatchRecords.read(trx, principal, batch);
-    const writes = new BatchWrites(principal, correlationId, iso);
-    const out: BatchedOutcome[] = [];
-    for (const item of batch) {
-      try {
-        const key = item.idempotency;
-        const earlier = key.answerIn(records.keyRow(key.ref));
-        if (earlier) {
-          out.push({ ok: true, job: earlier, replayed: true });
-          continue;
+  const outcomes = await deps.db
+    .transaction()
+    .execute(async (trx) => {
+      const records = await BatchRecords.read(trx, principal, batch);
+      const writes = new BatchWrites(principal, correlationId, iso);
+      const out: BatchedOutcome[] = [];
+      for (const item of batch) {
+        try {
+          const key = item.idempotency;
+          const earlier = key.answerIn(records.keyRow(key.ref));
+          if (earlier) {
+            out.push({ ok: true, job: earlier, replayed: true });
+            continue;
+          }
+          const job = await checkResult(
+            records,
+            principal,
+            item.jobRef,
+            item.input,
+            iso,
+            signatures.get(item),
+          );
+          out.push({ ok: true, job: writes.accept(records, job, item), replayed: false });
+        } catch (err) {
+          // The single route's second look at the key finds the row read above: a refusal stays one.
+          out.push({ ok: false, error: err });
         }
-        const job = await checkResult(records, principal, item.jobRef, item.input, iso, signatures.get(item));
-        out.push({ ok: true, job: writes.accept(records, job, item), replayed: false });
-      } catch (err) {
-        // The single route's second look at the key finds the row read above: a refusal stays one.
-        out.push({ ok: false, error: err });
       }
-    }
-    if (writes.empty) return out;
-    await sql`savepoint result_batch`.execute(trx);
-    try {
-      await writes.flush(trx, deps, records);
-      await sql`release savepoint result_batch`.execute(trx);
+      if (writes.empty) return out;
+      try {
+        await writes.flush(trx, deps, records);
+      } catch (err) {
+        throw new SetWiseFailed(err);
+      }
       return out;
-    } catch {
-      await sql`rollback to savepoint result_batch`.execute(trx);
-      await sql`release savepoint result_batch`.execute(trx);
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof SetWiseFailed)) throw err;
+      // The transaction is rolled back whole (no savepoint to keep it: two round trips a batch on PostgreSQL),
+      // and the batch is applied again result by result in a new one, from the request as sent.
       batch.forEach((b, i) => (b.input.evidence = sent[i]!));
-      return applyOneByOne(trx, deps, principal, batch, correlationId, iso, signatures);
-    }
-  });
+      return deps.db
+        .transaction()
+        .execute((trx) => applyOneByOne(trx, deps, principal, batch, correlationId, iso, signatures));
+    });
   if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
   return outcomes;
+}
+
+/** The set-wise writes of a batch failed or found the database moved: the batch goes result by result. */
+class SetWiseFailed extends Error {
+  constructor(cause: unknown) {
+    super('the set-wise writes of a results batch could not stand', { cause });
+  }
 }
 
 /**
@@ -406,12 +428,36 @@ class BatchWrites {
    * all results at once. Throws when a job or a key is no longer as read.
    */
   async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
+    // What none of the rest reads goes in one write set (one statement on PostgreSQL).
+    const writes = new WriteSet();
+    // SEALED's side effects first: they read and write the jobs' serials (at once), and the receipts need
+    // their events (added to the set).
+    const receipts: Omit<SealReceiptTable, 'leaf_index'>[] = [];
+    if (this.sealed.length > 0) {
+      const outcomes = this.sealed.map(({ job }) => sealOutcome(job, this.iso, this.correlationId));
+      const events = await deps.port.confirmPrinted(trx, outcomes, writes);
+      receipts.push(
+        ...(await Promise.all(
+          this.sealed.map(async ({ job, input }, i) => {
+            const attempt = await records.attempt(input.attempt_id);
+            return sealReceipt(deps, job, input, attempt!.passport_version_id, events[i] ?? null, this.iso);
+          }),
+        )),
+      );
+    }
+    // A key that expired goes before its new answer is kept (one write set may not change a row twice).
+    if (this.expired.length > 0) {
+      const now = this.keys.map((k) => k.created_at).reduce((a, b) => (a > b ? a : b));
+      for (const { owner, keys } of byOwner(this.expired)) {
+        await deleteExpiredIdempotencyKeys(trx, owner, keys, now);
+      }
+    }
     // Jobs whose results change the same columns to the same values (in a batch, most end SEALED at the
     // same instant) move with one UPDATE, each still guarded by its own attempt and the state its checks saw.
     for (const { set, items: seen } of bySameChange([...this.moves.values()].map((m) => [m.set, m.seen]))) {
       for (let i = 0; i < seen.length; i += GUARDED_UPDATE_CHUNK) {
         const jobs = seen.slice(i, i + GUARDED_UPDATE_CHUNK);
-        const moved = await trx
+        const update = trx
           .updateTable('print_jobs')
           .set(set)
           // The keys as a list, the tenant inside each job's guard: with `tenant_id = ?` on its own SQLite's
@@ -434,42 +480,26 @@ class BatchWrites {
               ),
             ),
           )
-          .where(liveAt(this.iso))
-          .executeTakeFirst();
-        if (Number(moved.numUpdatedRows) !== jobs.length) {
-          throw new Error('a job of the batch moved since the batch read it');
-        }
+          .where(liveAt(this.iso));
+        writes.add(update, {
+          rows: jobs.length,
+          otherwise: 'a job of the batch moved since the batch read it',
+        });
       }
     }
-    await this.flushKeys(trx);
-    await insertEvidence(trx, this.evidence);
+    for (const { insert, rows } of completedIdempotencyKeyInserts(trx, this.keys)) {
+      writes.add(insert, { rows, otherwise: 'an Idempotency-Key of the batch was kept meanwhile' });
+    }
+    for (let i = 0; i < this.evidence.length; i += EVIDENCE_INSERT_CHUNK) {
+      writes.add(trx.insertInto('print_evidence').values(this.evidence.slice(i, i + EVIDENCE_INSERT_CHUNK)));
+    }
     // One UPDATE per distinct change: in a batch most attempts end in the same state at the same instant.
     for (const { set, items: ids } of bySameChange([...this.attempts].map(([id, set]) => [set, id]))) {
-      await trx.updateTable('print_attempts').set(set).where('attempt_id', 'in', ids).execute();
+      writes.add(trx.updateTable('print_attempts').set(set).where('attempt_id', 'in', ids));
     }
-    if (this.sealed.length > 0) {
-      const outcomes = this.sealed.map(({ job }) => sealOutcome(job, this.iso, this.correlationId));
-      const events = await deps.port.confirmPrinted(trx, outcomes);
-      const receipts = await Promise.all(
-        this.sealed.map(async ({ job, input }, i) => {
-          const attempt = await records.attempt(input.attempt_id);
-          return sealReceipt(deps, job, input, attempt!.passport_version_id, events[i] ?? null, this.iso);
-        }),
-      );
-      await trx.insertInto('seal_receipts').values(receipts).execute();
-    }
-    await recordAudits(trx, this.audits);
-  }
-
-  private async flushKeys(trx: Db): Promise<void> {
-    if (this.expired.length > 0) {
-      const now = this.keys.map((k) => k.created_at).reduce((a, b) => (a > b ? a : b));
-      for (const { owner, keys } of byOwner(this.expired)) {
-        await deleteExpiredIdempotencyKeys(trx, owner, keys, now);
-      }
-    }
-    const kept = await insertCompletedIdempotencyKeys(trx, this.keys);
-    if (kept !== this.keys.length) throw new Error('an Idempotency-Key of the batch was kept meanwhile');
+    if (receipts.length > 0) writes.add(trx.insertInto('seal_receipts').values(receipts));
+    addAudits(writes, trx, this.audits);
+    await writes.flush(trx);
   }
 }
 
@@ -490,12 +520,3 @@ const GUARDED_UPDATE_CHUNK = 200;
 
 /** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
 const EVIDENCE_INSERT_CHUNK = 200;
-
-async function insertEvidence(trx: Db, rows: readonly PrintEvidenceTable[]): Promise<void> {
-  for (let i = 0; i < rows.length; i += EVIDENCE_INSERT_CHUNK) {
-    await trx
-      .insertInto('print_evidence')
-      .values(rows.slice(i, i + EVIDENCE_INSERT_CHUNK))
-      .execute();
-  }
-}

@@ -1,6 +1,6 @@
 import type { Actor } from '../http/index.js';
 import type { Db } from '../store/index.js';
-import { uuidv7 } from '../store/index.js';
+import { WriteSet, uuidv7 } from '../store/index.js';
 
 export interface AuditEntry {
   tenantId: string | null;
@@ -22,6 +22,13 @@ const AUDIT_INSERT_CHUNK = 200;
 
 /** Appends several entries in order, in as few statements as the dialects' parameter limits allow. */
 export async function recordAudits(db: Db, entries: readonly AuditEntry[]): Promise<void> {
+  const writes = new WriteSet();
+  addAudits(writes, db, entries);
+  await writes.flush(db);
+}
+
+/** Adds the INSERTs of these entries to a write set of the caller's transaction `db`. */
+export function addAudits(writes: WriteSet, db: Db, entries: readonly AuditEntry[]): void {
   const rows = entries.map((entry) => ({
     id: uuidv7(),
     tenant_id: entry.tenantId,
@@ -35,9 +42,6 @@ export async function recordAudits(db: Db, entries: readonly AuditEntry[]): Prom
     occurred_at: entry.at ?? new Date().toISOString(),
   }));
   for (let i = 0; i < rows.length; i += AUDIT_INSERT_CHUNK) {
-    await db
-      .insertInto('audit_log')
-      .values(rows.slice(i, i + AUDIT_INSERT_CHUNK))
-      .execute();
+    writes.add(db.insertInto('audit_log').values(rows.slice(i, i + AUDIT_INSERT_CHUNK)));
   }
 }

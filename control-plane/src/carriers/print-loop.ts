@@ -4,7 +4,7 @@ import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } f
 import { recordEpcisEvents } from '../epcis/index.js';
 import { recordEvents } from '../events/index.js';
 import { markProductInPrintLoop } from '../products/index.js';
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 import { labelCodes } from './codes.js';
 import type { PrintStatus } from './model.js';
 import {
@@ -93,6 +93,7 @@ async function confirmPrinted(
   db: Db,
   outcomes: readonly PrintOutcome[],
   publicBaseUrl: string,
+  writes?: WriteSet,
 ): Promise<(CommissioningRef | null)[]> {
   const together = new Map<string, PrintOutcome[]>();
   for (const o of outcomes) {
@@ -101,7 +102,7 @@ async function confirmPrinted(
   }
   const refs = new Map<PrintOutcome, CommissioningRef | null>();
   for (const group of together.values()) {
-    const confirmed = await confirmPrintedTogether(db, group, publicBaseUrl);
+    const confirmed = await confirmPrintedTogether(db, group, publicBaseUrl, writes);
     group.forEach((o, i) => refs.set(o, confirmed[i]!));
   }
   return outcomes.map((o) => refs.get(o)!);
@@ -112,6 +113,7 @@ async function confirmPrintedTogether(
   db: Db,
   outcomes: readonly PrintOutcome[],
   publicBaseUrl: string,
+  writes: WriteSet | undefined,
 ): Promise<(CommissioningRef | null)[]> {
   const { tenantId, at } = outcomes[0]!;
   const reports = (await applyJobOutcomes(db, outcomes, 'printed', null)).map((applied, i) => ({
@@ -127,7 +129,11 @@ async function confirmPrintedTogether(
   const { stored, documents } =
     recording.length === 0
       ? { stored: [], documents: [] }
-      : await recordEpcisEvents(db, tenantId, recording, { source: 'print-loop', recordTime: at });
+      : await recordEpcisEvents(db, tenantId, recording, {
+          source: 'print-loop',
+          recordTime: at,
+          ...(writes ? { writes } : {}),
+        });
   // Each event has a fresh random eventID, so none is a duplicate: the ids come back in the events' order.
   if (stored.length !== recording.length) throw new Error('a commissioning event was not stored');
   // Each event's hash is of the document as stored (the text recordEpcisEvents wrote, not read back).
@@ -148,6 +154,7 @@ async function confirmPrintedTogether(
         planPrintEvents({ ...meta, jobRef: outcome.jobRef }, written),
       ),
     ),
+    writes,
   );
   return refs;
 }
@@ -170,7 +177,7 @@ export function carriersPrintLoop(deps: { publicBaseUrl: string }): Omit<PrintLo
     markInPrintLoop: async (db, tenantId, productId) => {
       await markProductInPrintLoop(db, tenantId, productId);
     },
-    confirmPrinted: (db, outcomes) => confirmPrinted(db, outcomes, deps.publicBaseUrl),
+    confirmPrinted: (db, outcomes, writes) => confirmPrinted(db, outcomes, deps.publicBaseUrl, writes),
     confirmFailed,
   };
 }

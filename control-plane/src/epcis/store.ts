@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 import type { EpcisEvent } from './schemas.js';
 
@@ -36,6 +36,12 @@ export interface RecordOptions {
   context?: JsonLdContext;
   /** The repository's record time (EPCIS 2.0 §7.4.1: set on capture; a sent recordTime is replaced). */
   recordTime: string;
+  /**
+   * Add the INSERTs to this write set of the caller's transaction instead of running them, for events
+   * whose eventIDs are new (the print loop's fresh `urn:uuid:` ones): every event counts as stored, and the
+   * set's flush fails when one was not, so nothing is counted that was not written.
+   */
+  writes?: WriteSet;
 }
 
 export interface RecordResult {
@@ -103,25 +109,28 @@ export async function recordEpcisEvents(
   for (const r of rows) if (!unique.has(r.row.event_id)) unique.set(r.row.event_id, r);
   const candidates = [...unique.values()];
   const inserted = new Set<string>();
+  const { writes } = options;
   for (let i = 0; i < candidates.length; i += EVENT_CHUNK) {
     const chunk = candidates.slice(i, i + EVENT_CHUNK);
-    const res = await db
+    const insert = db
       .insertInto('epcis_events')
       .values(chunk.map((c) => c.row))
-      .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing())
-      .returning('id')
-      .execute();
-    for (const r of res) inserted.add(r.id);
+      .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing());
+    if (writes) {
+      writes.add(insert, { rows: chunk.length, otherwise: 'an EPCIS event of the set was stored before' });
+      for (const c of chunk) inserted.add(c.row.id);
+      continue;
+    }
+    for (const r of await insert.returning('id').execute()) inserted.add(r.id);
   }
   const storedRows = candidates.filter((c) => inserted.has(c.row.id));
   const epcRows = storedRows.flatMap((c) =>
     c.epcs.map((epc) => ({ tenant_id: tenantId, epc, event_row_id: c.row.id })),
   );
   for (let i = 0; i < epcRows.length; i += EPC_CHUNK) {
-    await db
-      .insertInto('epcis_event_epcs')
-      .values(epcRows.slice(i, i + EPC_CHUNK))
-      .execute();
+    const insert = db.insertInto('epcis_event_epcs').values(epcRows.slice(i, i + EPC_CHUNK));
+    if (writes) writes.add(insert);
+    else await insert.execute();
   }
   return {
     stored: storedRows.map((c) => c.row.event_id),

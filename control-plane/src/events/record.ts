@@ -1,6 +1,6 @@
 import type { EventType } from '@dpp/shared';
 import { enqueueOutboxMessages } from '../outbox/index.js';
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 
 export interface DomainEvent {
@@ -25,8 +25,15 @@ export async function recordEvent(db: Db, event: DomainEvent): Promise<string> {
 /** Rows per multi-row INSERT: 8 columns x 200 stays far below both dialects' parameter limits. */
 const EVENT_INSERT_CHUNK = 200;
 
-/** Records several events as {@link recordEvent} records one, in order: one INSERT of events, one of outbox rows. */
-export async function recordEvents(db: Db, events: readonly DomainEvent[]): Promise<string[]> {
+/**
+ * Records several events as {@link recordEvent} records one, in order: one INSERT of events, one of outbox
+ * rows; added to `writes` (a write set of the caller's transaction `db`) instead of run when it is given.
+ */
+export async function recordEvents(
+  db: Db,
+  events: readonly DomainEvent[],
+  writes?: WriteSet,
+): Promise<string[]> {
   const rows = events.map((event) => ({
     id: uuidv7(),
     tenant_id: event.tenantId,
@@ -38,10 +45,9 @@ export async function recordEvents(db: Db, events: readonly DomainEvent[]): Prom
     occurred_at: event.occurredAt ?? new Date().toISOString(),
   }));
   for (let i = 0; i < rows.length; i += EVENT_INSERT_CHUNK) {
-    await db
-      .insertInto('events')
-      .values(rows.slice(i, i + EVENT_INSERT_CHUNK))
-      .execute();
+    const insert = db.insertInto('events').values(rows.slice(i, i + EVENT_INSERT_CHUNK));
+    if (writes) writes.add(insert);
+    else await insert.execute();
   }
   await enqueueOutboxMessages(
     db,
@@ -50,6 +56,7 @@ export async function recordEvents(db: Db, events: readonly DomainEvent[]): Prom
       tenantId: event.tenantId,
       payload: { eventId: rows[i]!.id, type: event.type, occurredAt: rows[i]!.occurred_at, data: event.data },
     })),
+    writes,
   );
   return rows.map((r) => r.id);
 }

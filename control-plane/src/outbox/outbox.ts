@@ -1,4 +1,4 @@
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
 
 /**
@@ -38,8 +38,15 @@ export async function enqueueOutbox(db: Db, message: OutboxMessage): Promise<str
 /** Rows per multi-row INSERT: 10 columns x 200 stays far below both dialects' parameter limits. */
 const OUTBOX_INSERT_CHUNK = 200;
 
-/** Writes several side effects as {@link enqueueOutbox} writes one, in order, with one INSERT for all. */
-export async function enqueueOutboxMessages(db: Db, messages: readonly OutboxMessage[]): Promise<string[]> {
+/**
+ * Writes several side effects as {@link enqueueOutbox} writes one, in order, with one INSERT for all; added
+ * to `writes` (a write set of the caller's transaction `db`) instead of run when it is given.
+ */
+export async function enqueueOutboxMessages(
+  db: Db,
+  messages: readonly OutboxMessage[],
+  writes?: WriteSet,
+): Promise<string[]> {
   const now = new Date().toISOString();
   const rows = messages.map((message) => ({
     id: uuidv7(),
@@ -54,10 +61,9 @@ export async function enqueueOutboxMessages(db: Db, messages: readonly OutboxMes
     processed_at: null,
   }));
   for (let i = 0; i < rows.length; i += OUTBOX_INSERT_CHUNK) {
-    await db
-      .insertInto('outbox')
-      .values(rows.slice(i, i + OUTBOX_INSERT_CHUNK))
-      .execute();
+    const insert = db.insertInto('outbox').values(rows.slice(i, i + OUTBOX_INSERT_CHUNK));
+    if (writes) writes.add(insert);
+    else await insert.execute();
   }
   rowsWritten += rows.length;
   return rows.map((r) => r.id);

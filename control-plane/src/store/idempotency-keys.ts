@@ -149,15 +149,31 @@ export async function insertCompletedIdempotencyKeys(
   rows: readonly IdempotencyKeyTable[],
 ): Promise<number> {
   let inserted = 0;
-  for (let i = 0; i < rows.length; i += KEY_INSERT_CHUNK) {
-    const res = await trx
-      .insertInto('idempotency_keys')
-      .values(rows.slice(i, i + KEY_INSERT_CHUNK))
-      .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing())
-      .executeTakeFirst();
+  for (const { insert } of completedIdempotencyKeyInserts(trx, rows)) {
+    const res = await insert.executeTakeFirst();
     inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
   }
   return inserted;
+}
+
+/**
+ * The INSERTs of {@link insertCompletedIdempotencyKeys}, for a write set ({@link WriteSet}): each row is
+ * inserted unless its key is there already, so each INSERT inserts as many rows as it has when no twin
+ * came first.
+ */
+export function completedIdempotencyKeyInserts(trx: Db, rows: readonly IdempotencyKeyTable[]) {
+  const inserts = [];
+  for (let i = 0; i < rows.length; i += KEY_INSERT_CHUNK) {
+    const chunk = rows.slice(i, i + KEY_INSERT_CHUNK);
+    inserts.push({
+      insert: trx
+        .insertInto('idempotency_keys')
+        .values(chunk)
+        .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing()),
+      rows: chunk.length,
+    });
+  }
+  return inserts;
 }
 
 /** Deletes the rows of these keys that expired at or before `now` (they no longer count). */

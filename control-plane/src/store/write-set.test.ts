@@ -1,0 +1,151 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { openTestStore, testDialects } from '@dpp/testkit';
+import type { Db } from './database.js';
+import { WriteSet, WriteSetMismatch } from './write-set.js';
+
+const tenant = (id: string, name = `Tenant ${id}`) => ({
+  id,
+  name,
+  slug: `tenant-${id}`,
+  tier: 'free',
+  sandbox: 0,
+  sandbox_expires_at: null,
+  created_at: '2026-01-01T00:00:00.000Z',
+});
+
+const audit = (tenantId: string, n: number) => ({
+  id: `audit-${tenantId}-${n}`,
+  tenant_id: tenantId,
+  actor_type: 'system',
+  actor_id: 'test',
+  action: `action.${n}`,
+  resource_type: null,
+  resource_id: null,
+  correlation_id: null,
+  details: null,
+  occurred_at: '2026-01-01T00:00:00.000Z',
+});
+
+const epcisEvent = (tenantId: string, id: string) => ({
+  id,
+  tenant_id: tenantId,
+  event_id: `urn:uuid:${id}`,
+  event_type: 'ObjectEvent',
+  event_time: '2026-01-01T00:00:00.000Z',
+  record_time: '2026-01-01T00:00:00.000Z',
+  action: 'ADD',
+  biz_step: null,
+  disposition: null,
+  source: 'capture',
+  capture_id: null,
+  context: null,
+  document: '{}',
+});
+
+const names = async (db: Db) =>
+  (await db.selectFrom('tenants').select(['id', 'name']).orderBy('id').execute()).map(
+    (t) => `${t.id}=${t.name}`,
+  );
+
+describe.each(testDialects())('a write set (%s)', (dialect) => {
+  let drop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await drop?.();
+    drop = undefined;
+  });
+
+  it('runs INSERTs, UPDATEs and DELETEs of different rows together, each with its own parameters', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db
+      .insertInto('tenants')
+      .values([tenant('a'), tenant('b'), tenant('c')])
+      .execute();
+    await db.transaction().execute(async (trx) => {
+      const writes = new WriteSet()
+        .add(trx.insertInto('tenants').values([tenant('d'), tenant('e')]), { rows: 2, otherwise: 'no twin' })
+        .add(trx.updateTable('tenants').set({ name: 'Renamed' }).where('id', 'in', ['a', 'b']), {
+          rows: 2,
+          otherwise: 'a and b are there',
+        })
+        .add(trx.deleteFrom('tenants').where('id', '=', 'c'))
+        .add(trx.insertInto('tenants').values(tenant('f')))
+        .add(trx.insertInto('audit_log').values([audit('f', 1), audit('f', 2)]))
+        // A row and a row with a foreign key to it, in one set.
+        .add(trx.insertInto('epcis_events').values(epcisEvent('f', 'ev-1')))
+        .add(
+          trx
+            .insertInto('epcis_event_epcs')
+            .values({ tenant_id: 'f', epc: 'urn:epc:id:sgtin:1.2.3', event_row_id: 'ev-1' }),
+        );
+      expect(writes.size).toBe(7);
+      await writes.flush(trx);
+      expect(writes.size).toBe(0);
+    });
+    expect(await names(db)).toEqual(['a=Renamed', 'b=Renamed', 'd=Tenant d', 'e=Tenant e', 'f=Tenant f']);
+    const actions = await db.selectFrom('audit_log').select('action').where('tenant_id', '=', 'f').execute();
+    expect(actions.map((a) => a.action).sort()).toEqual(['action.1', 'action.2']);
+    const epcs = await db
+      .selectFrom('epcis_event_epcs')
+      .select('event_row_id')
+      .where('tenant_id', '=', 'f')
+      .execute();
+    expect(epcs).toEqual([{ event_row_id: 'ev-1' }]);
+  });
+
+  it('throws when a write changes another number of rows than it expects, and the failed transaction takes the set back', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db
+      .insertInto('tenants')
+      .values([tenant('a'), tenant('b')])
+      .execute();
+    const failed = db.transaction().execute(async (trx) => {
+      const writes = new WriteSet()
+        .add(trx.insertInto('tenants').values(tenant('x')))
+        // b is there already: the insert that must insert one row inserts none.
+        .add(
+          trx
+            .insertInto('tenants')
+            .values([tenant('b', 'Twin')])
+            .onConflict((oc) => oc.column('id').doNothing()),
+          { rows: 1, otherwise: 'a twin came first' },
+        )
+        .add(trx.updateTable('tenants').set({ name: 'Moved' }).where('id', '=', 'a'));
+      await writes.flush(trx);
+    });
+    await expect(failed).rejects.toThrow(WriteSetMismatch);
+    await expect(failed).rejects.toThrow(/a twin came first \(expected 1 rows changed, 0 were\)/);
+    expect(await names(db)).toEqual(['a=Tenant a', 'b=Tenant b']);
+  });
+
+  it('sends a set whose parameters exceed one statement in several', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db.insertInto('tenants').values(tenant('t')).execute();
+    // 10 columns a row: 40 INSERTs of 100 rows are 40,000 parameters, past one statement's share.
+    await db.transaction().execute(async (trx) => {
+      const writes = new WriteSet();
+      for (let i = 0; i < 40; i++) {
+        const rows = Array.from({ length: 100 }, (_, n) => audit('t', i * 100 + n));
+        writes.add(trx.insertInto('audit_log').values(rows), { rows: 100, otherwise: 'all inserted' });
+      }
+      await writes.flush(trx);
+    });
+    const { count } = await db
+      .selectFrom('audit_log')
+      .select((eb) => eb.fn.countAll<number>().as('count'))
+      .where('tenant_id', '=', 't')
+      .executeTakeFirstOrThrow();
+    expect(Number(count)).toBe(4000);
+  });
+
+  it('takes only INSERT, UPDATE and DELETE', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    expect(() => new WriteSet().add(store.db.selectFrom('tenants').selectAll())).toThrow(TypeError);
+  });
+});
