@@ -212,8 +212,9 @@ function byOwner(refs: readonly IdempotencyKeyRef[]): { owner: IdempotencyKeyRef
 }
 
 /**
- * What a batch's checks read, read at once at the start of its transaction: its jobs, their attempts, the
- * evidence of the attempts it names, its keys, and for SEALED the device and the passport versions. As the
+ * What a batch's checks read, read at once at the start of its transaction: its jobs; their attempts with
+ * the evidence of the attempts it names and the passport version each printed (one statement); its keys;
+ * and for SEALED the device. As the
  * batch accepts results, their effects are applied here, so a later result sees the earlier ones.
  */
 class BatchRecords implements ResultReads {
@@ -239,80 +240,91 @@ class BatchRecords implements ResultReads {
     const jobs = (
       await trx.selectFrom('print_jobs').selectAll().where('job_ref', 'in', jobRefs).execute()
     ).filter((j) => j.tenant_id === principal.tenantId);
-    const attempts =
+    // The jobs' attempts with, in one statement, the evidence of the attempts the batch names and the
+    // passport version each attempt printed (a seal's receipt names it): a row per attempt and evidence.
+    const named = [...new Set(batch.map((b) => b.input.attempt_id))];
+    const rows =
       jobs.length === 0
         ? []
         : await trx
-            .selectFrom('print_attempts')
+            .selectFrom('print_attempts as a')
+            .leftJoin('passport_versions as v', 'v.id', 'a.passport_version_id')
+            .leftJoin('print_evidence as e', (join) =>
+              join.onRef('e.attempt_id', '=', 'a.attempt_id').on('e.attempt_id', 'in', named),
+            )
             .select([
-              'attempt_id',
-              'job_ref',
-              'device_id',
-              'envelope_jti',
-              'passport_version_id',
-              'failure_reason',
+              'a.attempt_id',
+              'a.job_ref',
+              'a.device_id',
+              'a.envelope_jti',
+              'a.passport_version_id',
+              'a.failure_reason',
+              'v.id as version_id',
+              'v.content_hash',
+              'v.merkle_root',
+              'e.kind',
+              'e.payload',
             ])
             .where(
-              'job_ref',
+              'a.job_ref',
               'in',
               jobs.map((j) => j.job_ref),
             )
             .execute();
-    const known = new Set(attempts.map((a) => a.attempt_id));
-    const named = [...new Set(batch.map((b) => b.input.attempt_id))].filter((id) => known.has(id));
-    const evidence =
-      named.length === 0
-        ? []
-        : await trx
-            .selectFrom('print_evidence')
-            .select(['attempt_id', 'kind', 'payload'])
-            .where('attempt_id', 'in', named)
-            .execute();
+    const attempts = new Map<string, AttemptRow>();
+    const versions = new Map<string, Promise<Awaited<ReturnType<ResultReads['passportVersion']>>>>();
+    const recorded = new Map<string, Map<string, string>>();
+    for (const r of rows) {
+      if (!attempts.has(r.attempt_id)) {
+        attempts.set(r.attempt_id, {
+          attempt_id: r.attempt_id,
+          job_ref: r.job_ref,
+          device_id: r.device_id,
+          envelope_jti: r.envelope_jti,
+          passport_version_id: r.passport_version_id,
+          failure_reason: r.failure_reason,
+        });
+      }
+      if (r.version_id !== null && r.content_hash !== null && r.merkle_root !== null) {
+        const version = { id: r.version_id, content_hash: r.content_hash, merkle_root: r.merkle_root };
+        versions.set(version.id, Promise.resolve(version));
+      }
+      if (named.includes(r.attempt_id)) {
+        const kinds = recorded.get(r.attempt_id) ?? new Map<string, string>();
+        recorded.set(r.attempt_id, kinds);
+        if (r.kind !== null && r.payload !== null) kinds.set(r.kind, r.payload);
+      }
+    }
     const keys = new Map<string, IdempotencyKeyTable>();
     for (const { owner, keys: some } of byOwner(batch.map((b) => b.idempotency.ref))) {
       for (const row of await findIdempotencyKeys(trx, owner, some)) {
         keys.set(keyOf({ tenantId: row.tenant_id, route: row.route, key: row.key }), row);
       }
     }
-    const recorded = new Map<string, Map<string, string>>(named.map((id) => [id, new Map()]));
-    for (const e of evidence) recorded.get(e.attempt_id)!.set(e.kind, e.payload);
     const records = new BatchRecords(
       trx,
       principal.tenantId,
       new Map(jobs.map((j) => [j.job_ref, j])),
-      new Map(attempts.map((a) => [a.attempt_id, a])),
+      attempts,
       recorded,
       keys,
       new Map(),
-      new Map(),
+      versions,
     );
     await records.readSealing(principal, batch);
     return records;
   }
 
-  /** For SEALED, the reporting device's key and the versions its attempts printed, in one read each. */
+  /** For SEALED, the reporting device's key (the versions came with the attempts). */
   private async readSealing(principal: Reporter, batch: readonly BatchedResult[]): Promise<void> {
-    const sealing = batch.filter((b) => b.input.status === 'SEALED');
-    if (sealing.length === 0) return;
-    if (principal.type === 'device') {
-      const device = this.db
-        .selectFrom('devices')
-        .select(['public_jwk', 'key_thumbprint'])
-        .where('id', '=', principal.id)
-        .executeTakeFirst();
-      this.devices.set(principal.id, device);
-      await device;
-    }
-    const ids = [
-      ...new Set(sealing.map((b) => this.attempts.get(b.input.attempt_id)?.passport_version_id ?? null)),
-    ].filter((id) => id !== null);
-    if (ids.length === 0) return;
-    const versions = await this.db
-      .selectFrom('passport_versions')
-      .select(['id', 'content_hash', 'merkle_root'])
-      .where('id', 'in', ids)
-      .execute();
-    for (const id of ids) this.versions.set(id, Promise.resolve(versions.find((v) => v.id === id)));
+    if (!batch.some((b) => b.input.status === 'SEALED') || principal.type !== 'device') return;
+    const device = this.db
+      .selectFrom('devices')
+      .select(['public_jwk', 'key_thumbprint'])
+      .where('id', '=', principal.id)
+      .executeTakeFirst();
+    this.devices.set(principal.id, device);
+    await device;
   }
 
   job(tenantId: string, jobRef: string): Promise<PrintJobTable | undefined> {
