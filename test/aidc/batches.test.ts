@@ -86,6 +86,59 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     }
   });
 
+  it('gives each printer of a call what claiming in turn would: jobs for it by name, and RFID jobs only where it has RFID', async () => {
+    const db = t.cp.store.db;
+    const refsOf = async (n: number) => {
+      const p = await queue(n);
+      const jobs = await db
+        .selectFrom('print_jobs')
+        .select('job_ref')
+        .where('product_id', '=', p.productId)
+        .orderBy('created_at')
+        .orderBy('job_ref')
+        .execute();
+      return jobs.map((j) => j.job_ref);
+    };
+    // Oldest first: two jobs only zebra-1 may print, a job that needs RFID, then a plain one.
+    const [forOne1, forOne2] = await refsOf(2);
+    const [needsRfid] = await refsOf(1);
+    const [plain] = await refsOf(1);
+    await db
+      .updateTable('print_jobs')
+      .set({ printer: 'zebra-1' })
+      .where('job_ref', 'in', [forOne1!, forOne2!])
+      .execute();
+    const all = [forOne1!, forOne2!, needsRfid!, plain!];
+    await db
+      .updateTable('print_jobs')
+      .set((eb) => ({ requires_rfid: eb.case().when('job_ref', '=', needsRfid!).then(1).else(0).end() }))
+      .where('job_ref', 'in', all)
+      .execute();
+    // zebra-2 (no RFID) is passed the three older jobs: it takes the plain one, the fourth in the queue
+    // although the call asks for two jobs in all; zebra-1 (RFID) takes the oldest, which is its own.
+    const first = await dev.claimMany([
+      { name: 'zebra-2', rfid: false },
+      { name: 'zebra-1', rfid: true },
+    ]);
+    expect(first.map((c) => [c.printer, c.jobRef])).toEqual([
+      ['zebra-2', plain],
+      ['zebra-1', forOne1],
+    ]);
+    // Then zebra-1 takes its second own job and the RFID one; zebra-2 finds none it may print.
+    const second = await dev.claimMany([
+      { name: 'zebra-2', rfid: false, count: 2 },
+      { name: 'zebra-1', rfid: true, count: 2 },
+    ]);
+    expect(second.map((c) => [c.printer, c.jobRef])).toEqual([
+      ['zebra-1', forOne2],
+      ['zebra-1', needsRfid],
+    ]);
+    const claims = [...first, ...second];
+    expect(new Set(claims.map((c) => c.attemptId)).size).toBe(4);
+    await dev.sealMany(claims);
+    for (const c of claims) await expectSealed(c.jobRef);
+  });
+
   it('writes each claim of a call its own attempt and envelope: its job, number, jti and passport version', async () => {
     const db = t.cp.store.db;
     const p1 = await queue(2);

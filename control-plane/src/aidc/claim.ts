@@ -9,7 +9,7 @@ import {
   type PassportVersionRef,
 } from '@dpp/shared';
 import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import { type LeaseColumns, claim, renew } from '../queue/index.js';
+import { type LeaseColumns, claim, claimChosen, chooseDue, renew } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
@@ -129,15 +129,7 @@ export async function claimJobs(
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
   // Named, so that a CPU profile (the aidc benchmark's) finds the claim's work after each await.
   return deps.db.transaction().execute(async function claimInTransaction(trx) {
-    const taken: { row: PrintJobTable; printer: string; attemptId: string }[] = [];
-    for (const printer of printers) {
-      for (let i = 0; i < printer.count; i++) {
-        const attemptId = randomUUID();
-        const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
-        if (!row) break;
-        taken.push({ row, printer: printer.name, attemptId });
-      }
-    }
+    const taken = await claimForPrinters(trx, deps, tenantId, deviceId, printers, t);
     if (taken.length === 0) return [];
     // The label carries the passport as published now: each attempt remembers which version that is (the
     // passport's current version with what the envelope says of it; a product without one prints none).
@@ -196,6 +188,126 @@ export async function claimJobs(
   });
 }
 
+/**
+ * The claims of {@link claimJobs}, as if each printer in turn claimed its jobs one by one
+ * ({@link claimNext}), in two statements when the queue allows: the oldest due jobs any of the printers can
+ * print, as many as they ask for in all, are chosen (and on PostgreSQL locked) at once; each printer in turn
+ * takes from them, oldest first, those it can print; then one UPDATE claims them, each for its own attempt.
+ * When the choice was cut at its limit, a printer left short may have jobs further down the queue: it then
+ * claims them one by one as before, so every printer gets exactly what claiming in turn would give it.
+ */
+async function claimForPrinters(
+  trx: Db,
+  deps: ClaimDeps,
+  tenantId: string,
+  deviceId: string,
+  printers: readonly PrinterClaim[],
+  t: number,
+): Promise<{ row: PrintJobTable; printer: string; attemptId: string }[]> {
+  const wanted = printers.reduce((n, p) => n + p.count, 0);
+  if (wanted === 0) return [];
+  if (wanted === 1) {
+    // One job: one statement on PostgreSQL.
+    const printer = printers.find((p) => p.count === 1)!;
+    const attemptId = randomUUID();
+    const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
+    return row ? [{ row, printer: printer.name, attemptId }] : [];
+  }
+  const chosen = await chooseDue(trx, PRINT_QUEUE, {
+    now: t,
+    limit: wanted,
+    due: (eb) => printableBy(eb, tenantId, printers),
+    columns: ['printer', 'requires_rfid', 'requires_nfc'],
+  });
+  const free = new Set(chosen.map((c) => c.job_ref as string));
+  const plan = printers.map((printer) => {
+    const jobs: string[] = [];
+    for (const c of chosen) {
+      if (jobs.length === printer.count) break;
+      const ref = c.job_ref as string;
+      if (free.has(ref) && canPrint(printer, c)) {
+        jobs.push(ref);
+        free.delete(ref);
+      }
+    }
+    return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: randomUUID() })) };
+  });
+  const owners = new Map(plan.flatMap((p) => p.jobs.map((j) => [j.ref, j.attemptId] as const)));
+  const claimed = await claimChosen(trx, PRINT_QUEUE, {
+    now: t,
+    leaseMs: deps.settings.leaseSeconds * 1000,
+    owners,
+    due: (eb) => printableBy(eb, tenantId, printers),
+    set: () => claimedBy(deviceId, t),
+  });
+  const rows = new Map(claimed.map((r) => [r.job_ref, r]));
+  const cut = chosen.length === wanted;
+  const taken: { row: PrintJobTable; printer: string; attemptId: string }[] = [];
+  for (const { printer, jobs } of plan) {
+    let short = printer.count;
+    for (const { ref, attemptId } of jobs) {
+      const row = rows.get(ref);
+      if (!row) continue;
+      taken.push({ row, printer: printer.name, attemptId });
+      short -= 1;
+    }
+    // Short of its count: the rest of the queue may hold jobs only this printer can print.
+    while (cut && short > 0) {
+      const attemptId = randomUUID();
+      const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
+      if (!row) break;
+      taken.push({ row, printer: printer.name, attemptId });
+      short -= 1;
+    }
+  }
+  return taken;
+}
+
+/** Whether a chosen job is one this printer may print (as {@link printableBy} says for it alone). */
+function canPrint(printer: PrinterClaim, job: Record<string, unknown>): boolean {
+  return (
+    (job.printer === null || job.printer === printer.name) &&
+    (printer.rfid === true || Number(job.requires_rfid) === 0) &&
+    (printer.nfc === true || Number(job.requires_nfc) === 0)
+  );
+}
+
+/**
+ * Claimable jobs of the tenant that at least one of these printers can print: QUEUED, or FAILED with
+ * attempts left; for no printer or one of theirs; needing RFID or NFC only where one of them has it.
+ */
+function printableBy(
+  eb: ExpressionBuilder<Database, 'print_jobs'>,
+  tenantId: string,
+  printers: readonly Pick<PrinterClaim, 'name' | 'rfid' | 'nfc'>[],
+) {
+  return eb.and([
+    eb('tenant_id', '=', tenantId),
+    // The partial index print_jobs_claim_order's condition, spelled with literals: a planner can only
+    // see that a condition with bound parameters implies the index's if it knows the values.
+    sql<SqlBool>`state in ('QUEUED', 'FAILED')`,
+    eb.or([
+      eb('state', '=', 'QUEUED'),
+      eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
+    ]),
+    eb.or([
+      eb('printer', 'is', null),
+      eb(
+        'printer',
+        'in',
+        printers.map((p) => p.name),
+      ),
+    ]),
+    ...(printers.some((p) => p.rfid === true) ? [] : [eb('requires_rfid', '=', 0)]),
+    ...(printers.some((p) => p.nfc === true) ? [] : [eb('requires_nfc', '=', 0)]),
+  ]);
+}
+
+/** What a claim sets on the job besides its lease, attempt and count. */
+function claimedBy(deviceId: string, t: number) {
+  return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: new Date(t).toISOString() };
+}
+
 /** Claims the oldest job this printer can print (see {@link claimJob}) for the attempt `attemptId`. */
 async function claimNext(
   trx: Db,
@@ -206,26 +318,12 @@ async function claimNext(
   attemptId: string,
   t: number,
 ): Promise<PrintJobTable | undefined> {
-  const iso = new Date(t).toISOString();
   const [row] = await claim(trx, PRINT_QUEUE, {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
     owner: attemptId,
-    due: (eb) =>
-      eb.and([
-        eb('tenant_id', '=', tenantId),
-        // The partial index print_jobs_claim_order's condition, spelled with literals: a planner can only
-        // see that a condition with bound parameters implies the index's if it knows the values.
-        sql<SqlBool>`state in ('QUEUED', 'FAILED')`,
-        eb.or([
-          eb('state', '=', 'QUEUED'),
-          eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
-        ]),
-        eb.or([eb('printer', 'is', null), eb('printer', '=', printer.name)]),
-        ...(printer.rfid ? [] : [eb('requires_rfid', '=', 0)]),
-        ...(printer.nfc === true ? [] : [eb('requires_nfc', '=', 0)]),
-      ]),
-    set: () => ({ state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: iso }),
+    due: (eb) => printableBy(eb, tenantId, [printer]),
+    set: () => claimedBy(deviceId, t),
   });
   return row;
 }

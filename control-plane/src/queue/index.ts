@@ -2,6 +2,8 @@
 export {
   LeaseLost,
   claim,
+  claimChosen,
+  chooseDue,
   expiredLeases,
   fail,
   finish,

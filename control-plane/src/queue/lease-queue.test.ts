@@ -7,6 +7,8 @@ import type { Db, Store } from '../store/index.js';
 import {
   LeaseLost,
   claim,
+  claimChosen,
+  chooseDue,
   expiredLeases,
   fail,
   finish,
@@ -107,6 +109,51 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
       claimed.push(...got.flat().map((r) => r.id as string));
     }
     expect(claimed.sort()).toEqual(ids);
+  });
+
+  it('chooses due rows and claims them each for its own owner; concurrent choosers in transactions share none', async () => {
+    const ids = await add(30);
+    const claimed: string[] = [];
+    const chooseAndClaim = () =>
+      db.transaction().execute(async (trx) => {
+        const chosen = await chooseDue(trx, PROBE, {
+          ...waiting,
+          now: T0,
+          limit: 4,
+          columns: ['created_at'],
+        });
+        const owners = new Map(chosen.map((c) => [c.id as string, `owner-of-${String(c.id)}`]));
+        return claimChosen(trx, PROBE, {
+          ...waiting,
+          now: T0,
+          leaseMs: 1_000,
+          owners,
+          set: () => ({ status: 'running' }),
+        });
+      });
+    for (let round = 0; round < 10 && claimed.length < ids.length; round++) {
+      const got = (await Promise.all(Array.from({ length: 4 }, chooseAndClaim))).flat();
+      for (const r of got)
+        expect(r).toMatchObject({ status: 'running', lease_owner: `owner-of-${String(r.id)}`, attempts: 1 });
+      claimed.push(...got.map((r) => r.id as string));
+    }
+    expect(claimed.sort()).toEqual(ids);
+  });
+
+  it('does not claim a chosen row that stopped being due or was leased by another before the UPDATE', async () => {
+    const [a, b, c] = await add(3);
+    const chosen = await chooseDue(db, PROBE, { ...waiting, now: T0, limit: 3, columns: [] });
+    expect(chosen.map((r) => r.id)).toEqual([a, b, c]);
+    await sql`update queue_probe set status = 'done' where id = ${a}`.execute(db);
+    await take('someone-else', T0);
+    const got = await claimChosen(db, PROBE, {
+      ...waiting,
+      now: T0,
+      leaseMs: 1_000,
+      owners: new Map(chosen.map((r) => [r.id as string, 'late'])),
+    });
+    expect(got.map((r) => r.id)).toEqual([c]);
+    expect(await row(b!)).toMatchObject({ lease_owner: 'someone-else' });
   });
 
   it('fences every write by the owner: a holder whose lease was taken over writes nothing', async () => {

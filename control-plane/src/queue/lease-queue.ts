@@ -10,7 +10,7 @@
  * Each queue keeps its own table, states and progress columns: it describes the lease columns once
  * (`LeaseColumns`) and passes what it sets on claim and on finish.
  */
-import type { Expression, ExpressionBuilder, Kysely, SqlBool } from 'kysely';
+import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
 import { type Database, type Db, isPostgres } from '../store/index.js';
 
 /** The queue tables, by name. */
@@ -134,18 +134,94 @@ export async function claim<T extends QueueTable>(
     if (ids.length === 0) return [];
     rows = await update.where(c.id, 'in', ids).where(isDue).returningAll().execute();
   }
-  return rows
-    .sort((a, b) => {
-      for (const col of c.order) {
-        const d = String(a[col]).localeCompare(String(b[col]));
-        if (d !== 0) return d;
-      }
-      return 0;
-    })
-    .map((r) => r as unknown as Database[T]);
+  return sortByOrder(rows, c.order).map((r) => r as unknown as Database[T]);
 }
 
 /** A write fenced by the lease: it matches only while `lease.owner` still holds the row. */
+/**
+ * The rows a claim would take next, oldest first, up to `limit`, with the columns the caller chooses by
+ * (the id always): due and not held by a live lease. On PostgreSQL they are locked until the caller's
+ * transaction ends (rows other claimers hold are skipped); claim the chosen with {@link claimChosen} in it.
+ */
+export async function chooseDue<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: {
+    now: number;
+    limit: number;
+    due: ClaimOptions<T>['due'];
+    columns: readonly Column<T>[];
+  },
+): Promise<Record<string, unknown>[]> {
+  const c = names(q);
+  const now = iso(opts.now);
+  const choice = untyped(db)
+    .selectFrom(c.table)
+    .select([...new Set([c.id, ...(opts.columns as readonly string[])])])
+    .where((eb) =>
+      eb.and([
+        opts.due(eb as unknown as ExpressionBuilder<Database, T>),
+        eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
+      ]),
+    )
+    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
+    .limit(opts.limit);
+  return (await (isPostgres(db) ? choice.forUpdate().skipLocked() : choice).execute()) as Record<
+    string,
+    unknown
+  >[];
+}
+
+/**
+ * Claims rows {@link chooseDue} chose, each for its own owner (`owners`: id to fencing token), with one
+ * UPDATE that checks again that each is still due and unleased; returns the rows it claimed, in the order
+ * of the queue. Inside the transaction that chose them none is missing; outside one, a row claimed or
+ * finished in between is not taken.
+ */
+export async function claimChosen<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
+): Promise<Database[T][]> {
+  const c = names(q);
+  if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
+  if (opts.owners.size === 0) return [];
+  const now = iso(opts.now);
+  const ids = [...opts.owners.keys()];
+  const rows = await untyped(db)
+    .updateTable(c.table)
+    .set((eb) => ({
+      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+      // Each row its own owner: `case id when ? then ? ... end`.
+      [c.owner!]: sql`case ${sql.ref(c.id)} ${sql.join(
+        ids.map((id) => sql`when ${id} then ${opts.owners.get(id)}`),
+        sql` `,
+      )} end`,
+      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
+    }))
+    .where(c.id, 'in', ids)
+    .where((eb) =>
+      eb.and([
+        opts.due(eb as unknown as ExpressionBuilder<Database, T>),
+        eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
+      ]),
+    )
+    .returningAll()
+    .execute();
+  return sortByOrder(rows as Record<string, unknown>[], c.order).map((r) => r as unknown as Database[T]);
+}
+
+function sortByOrder(rows: Record<string, unknown>[], order: readonly string[]): Record<string, unknown>[] {
+  return rows.sort((a, b) => {
+    for (const col of order) {
+      const d = String(a[col]).localeCompare(String(b[col]));
+      if (d !== 0) return d;
+    }
+    return 0;
+  });
+}
+
 function fenced<T extends QueueTable>(db: Db, q: LeaseColumns<T>, lease: Lease) {
   const c = names(q);
   if (!c.owner) throw new TypeError(`${c.table} has no owner column to fence by`);
