@@ -174,9 +174,11 @@ export async function chooseDue<T extends QueueTable>(
 
 /**
  * Claims rows {@link chooseDue} chose, each for its own owner (`owners`: id to fencing token), with one
- * UPDATE that checks again that each is still due and unleased; returns the rows it claimed, in the order
- * of the queue. Inside the transaction that chose them none is missing; outside one, a row claimed or
- * finished in between is not taken.
+ * UPDATE by id; returns the rows it claimed, in the order of the queue. In the transaction that chose
+ * them they are still as chosen (locked on PostgreSQL; on SQLite nobody else writes), so all are claimed.
+ * Outside a transaction the UPDATE checks again that each is still due and unleased: a row claimed or
+ * finished in between is not taken. (Only there: SQLite's planner, given the tenant of the due condition
+ * beside a list of ids, walks the tenant's rows on an index instead of looking each id up.)
  */
 export async function claimChosen<T extends QueueTable>(
   db: Db,
@@ -201,11 +203,13 @@ export async function claimChosen<T extends QueueTable>(
       ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
     }))
     .where(c.id, 'in', ids)
-    .where((eb) =>
-      eb.and([
-        opts.due(eb as unknown as ExpressionBuilder<Database, T>),
-        eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
-      ]),
+    .$if(!db.isTransaction, (w) =>
+      w.where((eb) =>
+        eb.and([
+          opts.due(eb as unknown as ExpressionBuilder<Database, T>),
+          eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
+        ]),
+      ),
     )
     .returningAll()
     .execute();
