@@ -3,7 +3,9 @@
  * `completed` with the answer after. What a key means for a request (replay, 409, waiting for a twin) is
  * decided in http/idempotency.ts; this module only reads and writes the rows.
  */
+import { sql } from 'kysely';
 import type { Db } from './database.js';
+import { isPostgres } from './dialect.js';
 import type { IdempotencyKeyTable } from './schema.js';
 
 /** Which key: its owner (a tenant, or an OAuth client before there is one), the route and the key. */
@@ -121,6 +123,13 @@ export async function insertCompletedIdempotencyKey(
 /**
  * The rows of several keys of one owner and route, read at once (a batch of results reads all its keys
  * before it applies any).
+ *
+ * On PostgreSQL each key is looked up on the whole primary key: a lateral subquery per key, its `limit 1`
+ * (one row at most on a primary key anyway) keeping the planner from folding it into a join. Written as
+ * `key in (...)`, the planner, without statistics on a young table (a new deployment, before autovacuum's
+ * first ANALYZE), took the list as a filter over every key of the tenant and route: a batch of results read
+ * all the route's keys, 7 ms with 10,000 of them and growing with each; a plain lateral join was folded
+ * into a hash join over the same rows.
  */
 export async function findIdempotencyKeys(
   db: Db,
@@ -128,6 +137,16 @@ export async function findIdempotencyKeys(
   keys: readonly string[],
 ): Promise<IdempotencyKeyTable[]> {
   if (keys.length === 0) return [];
+  if (isPostgres(db)) {
+    const { rows } = await sql<IdempotencyKeyTable>`
+      select k.* from unnest(${[...keys]}::text[]) as wanted(key)
+      cross join lateral (
+        select * from idempotency_keys
+        where tenant_id = ${owner.tenantId} and route = ${owner.route} and key = wanted.key
+        limit 1
+      ) as k`.execute(db);
+    return rows;
+  }
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
