@@ -17,3 +17,4 @@ export * from './vc/index.js';
 export * from './mqtt/index.js';
 export * from './devices/index.js';
 export * from './aidc/index.js';
+export * from './ids/index.js';

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { CompactSign, calculateJwkThumbprint } from 'jose';
 import {
   type Attestation,
@@ -11,6 +11,7 @@ import {
   canonicalJson,
   expectedCarriers,
   publicAttestation,
+  uuidv7,
 } from '@dpp/shared';
 import type { EnrolledTestDevice } from './device.js';
 import type { ApiCaller, CallResult } from '@dpp/control-plane';
@@ -101,7 +102,7 @@ export class HttpPrintDevice {
           status: i.status,
           evidence: i.evidence,
           attempt_id: i.c.attemptId,
-          idempotencyKey: i.key ?? randomUUID(),
+          idempotencyKey: i.key ?? uuidv7(),
         })),
       },
     });
@@ -135,7 +136,7 @@ export class HttpPrintDevice {
     c: ClaimedJob,
     status: string,
     evidence: Record<string, unknown>,
-    key = randomUUID(),
+    key = uuidv7(),
   ): Promise<CallResult> {
     return this.call('POST', `/api/v2/aidc/jobs/${c.jobRef}/result`, {
       key: this.token,

@@ -12,8 +12,7 @@
  * - final answers (409 STALE_ATTEMPT, 410 ENVELOPE_EXPIRED, 409 INVALID_TRANSITION, 422, 400, 403, 404) are
  *   recorded on the row, never retried, and settle whoever waits for it.
  */
-import { randomUUID } from 'node:crypto';
-import { MAX_RESULTS_PER_CALL, type ResultState, TypedEvents } from '@dpp/shared';
+import { MAX_RESULTS_PER_CALL, type ResultState, TypedEvents, uuidv7 } from '@dpp/shared';
 import type { BatchAnswer, BatchedResultBody, ResultBody } from '../api/index.js';
 import { isTransient } from '../api/index.js';
 import { AgentError, toAgentError } from '../errors.js';
@@ -115,7 +114,8 @@ export class Outbox {
       attempt_id: input.attemptId,
       status: input.status,
       body: JSON.stringify(body),
-      idempotency_key: randomUUID(),
+      // Time-ordered: the control plane's key index takes each new key at its right edge, not on a random page.
+      idempotency_key: uuidv7(),
       created_at: new Date(this.now()).toISOString(),
     });
     this.opts.log.debug(

@@ -1,40 +1,6 @@
 /**
- * Row ids that sort by creation time: UUID version 7 (RFC 9562), a 48-bit Unix time in milliseconds, then
- * random bits. Rows of the append-heavy tables (events, outbox, audit log, evidence, deliveries) land at
- * the right edge of their primary-key B-tree instead of on a random page, which keeps inserts cheap on
- * SQLite and PostgreSQL alike. Within one millisecond, ids from this process still increase: the 12 bits
- * after the version count up from a random start (RFC 9562, 6.2, method 1), and a full count moves on to
- * the next millisecond.
- *
- * For ids that must not reveal when they were made (API keys, tokens, attempt ids), use `randomUUID`.
+ * Row ids that sort by creation time (UUIDv7, see `@dpp/shared`'s `uuidv7`): the append-only tables' rows land
+ * at the right edge of their primary-key B-tree. For ids that must not reveal when they were made (API keys,
+ * tokens, attempt ids), use `randomUUID`.
  */
-import { randomFillSync } from 'node:crypto';
-
-let lastMs = -1;
-let counter = 0;
-const random = new Uint8Array(10);
-
-export function uuidv7(now: number = Date.now()): string {
-  randomFillSync(random);
-  if (now > lastMs) {
-    lastMs = now;
-    counter = ((random[0]! & 0x07) << 8) | random[1]!; // a random start below 2^11 leaves room to count
-  } else if (++counter > 0xfff) {
-    lastMs += 1; // the clock went back or 4,096 ids came in one millisecond: borrow the next one
-    counter = 0;
-  }
-  const ms = lastMs;
-  const b = new Uint8Array(16);
-  b[0] = Math.floor(ms / 2 ** 40) & 0xff;
-  b[1] = Math.floor(ms / 2 ** 32) & 0xff;
-  b[2] = (ms >>> 24) & 0xff;
-  b[3] = (ms >>> 16) & 0xff;
-  b[4] = (ms >>> 8) & 0xff;
-  b[5] = ms & 0xff;
-  b[6] = 0x70 | (counter >>> 8);
-  b[7] = counter & 0xff;
-  b[8] = 0x80 | (random[2]! & 0x3f);
-  b.set(random.subarray(3, 10), 9);
-  const hex = Buffer.from(b).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
+export { uuidv7 } from '@dpp/shared';

@@ -1,0 +1,1 @@
+export { uuidv7 } from './uuidv7.js';
