@@ -100,20 +100,9 @@ export async function claim<T extends QueueTable>(
   const c = names(q);
   if (c.owner && !opts.owner) throw new TypeError(`a claim of ${c.table} needs an owner`);
   const u = untyped(db);
-  const now = iso(opts.now);
   // Due and not held by a live lease; the SELECT's choice, and on SQLite the UPDATE's check again.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const isDue = (eb: ExpressionBuilder<any, string>) =>
-    eb.and([
-      opts.due(eb as unknown as ExpressionBuilder<Database, T>),
-      eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
-    ]);
-  const due = u
-    .selectFrom(c.table)
-    .select(c.id)
-    .where(isDue)
-    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
-    .limit(opts.limit ?? 1);
+  const isDue = dueAndUnleased(c, opts.due, opts.now);
+  const due = orderedChoice(db, c, isDue, [], opts.limit ?? 1);
   const update = u.updateTable(c.table).set((eb) => ({
     ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
     [c.lockedUntil]: iso(opts.now + opts.leaseMs),
@@ -154,18 +143,7 @@ export async function chooseDue<T extends QueueTable>(
   },
 ): Promise<Record<string, unknown>[]> {
   const c = names(q);
-  const now = iso(opts.now);
-  const choice = untyped(db)
-    .selectFrom(c.table)
-    .select([...new Set([c.id, ...(opts.columns as readonly string[])])])
-    .where((eb) =>
-      eb.and([
-        opts.due(eb as unknown as ExpressionBuilder<Database, T>),
-        eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
-      ]),
-    )
-    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
-    .limit(opts.limit);
+  const choice = orderedChoice(db, c, dueAndUnleased(c, opts.due, opts.now), opts.columns, opts.limit);
   return (await (isPostgres(db) ? choice.forUpdate().skipLocked() : choice).execute()) as Record<
     string,
     unknown
@@ -188,7 +166,6 @@ export async function claimChosen<T extends QueueTable>(
   const c = names(q);
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
   if (opts.owners.size === 0) return [];
-  const now = iso(opts.now);
   const ids = [...opts.owners.keys()];
   const rows = await untyped(db)
     .updateTable(c.table)
@@ -203,17 +180,41 @@ export async function claimChosen<T extends QueueTable>(
       ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
     }))
     .where(c.id, 'in', ids)
-    .$if(!db.isTransaction, (w) =>
-      w.where((eb) =>
-        eb.and([
-          opts.due(eb as unknown as ExpressionBuilder<Database, T>),
-          eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', now)]),
-        ]),
-      ),
-    )
+    .$if(!db.isTransaction, (w) => w.where(dueAndUnleased(c, opts.due, opts.now)))
     .returningAll()
     .execute();
   return sortByOrder(rows as Record<string, unknown>[], c.order).map((r) => r as unknown as Database[T]);
+}
+
+/** The rows `due` names that no live lease holds at `now`. */
+function dueAndUnleased<T extends QueueTable>(
+  c: ReturnType<typeof names>,
+  due: ClaimOptions<T>['due'],
+  now: number,
+) {
+  const at = iso(now);
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return (eb: ExpressionBuilder<any, string>) =>
+    eb.and([
+      due(eb as unknown as ExpressionBuilder<Database, T>),
+      eb.or([eb(c.lockedUntil, 'is', null), eb(c.lockedUntil, '<', at)]),
+    ]);
+}
+
+/** The first `limit` rows that `where` names, in the queue's order, with the id and `columns`. */
+function orderedChoice(
+  db: Db,
+  c: ReturnType<typeof names>,
+  where: ReturnType<typeof dueAndUnleased>,
+  columns: readonly string[],
+  limit: number,
+) {
+  return untyped(db)
+    .selectFrom(c.table)
+    .select([...new Set([c.id, ...columns])])
+    .where(where)
+    .$call((w) => c.order.reduce((o, col) => o.orderBy(col), w))
+    .limit(limit);
 }
 
 function sortByOrder(rows: Record<string, unknown>[], order: readonly string[]): Record<string, unknown>[] {

@@ -160,25 +160,10 @@ export async function findIdempotencyKeys(
 const KEY_INSERT_CHUNK = 200;
 
 /**
- * Keeps several completed answers in the caller's transaction, each row as {@link OperationKey.rowFor}
- * built it. Returns how many were inserted: fewer than given when a twin committed a key first.
- */
-export async function insertCompletedIdempotencyKeys(
-  trx: Db,
-  rows: readonly IdempotencyKeyTable[],
-): Promise<number> {
-  let inserted = 0;
-  for (const { insert } of completedIdempotencyKeyInserts(trx, rows)) {
-    const res = await insert.executeTakeFirst();
-    inserted += Number(res.numInsertedOrUpdatedRows ?? 0);
-  }
-  return inserted;
-}
-
-/**
- * The INSERTs of {@link insertCompletedIdempotencyKeys}, for a write set ({@link WriteSet}): each row is
- * inserted unless its key is there already, so each INSERT inserts as many rows as it has when no twin
- * came first.
+ * The INSERTs that keep several completed answers in the caller's transaction, each row as
+ * {@link OperationKey.rowFor} built it, for a write set ({@link WriteSet}) with each INSERT's `rows` as its
+ * expected count: a row whose key is there already (a twin came first) is not inserted, and the count
+ * falls short.
  */
 export function completedIdempotencyKeyInserts(trx: Db, rows: readonly IdempotencyKeyTable[]) {
   const inserts = [];
