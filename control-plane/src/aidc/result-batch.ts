@@ -69,7 +69,7 @@ export async function reportResults(
   correlationId: string,
 ): Promise<BatchedOutcome[]> {
   const iso = new Date(deps.now()).toISOString();
-  const signatures = await bundleSignatures(principal, batch);
+  const signatures = bundleSignatures(principal, batch);
   // The checks keep the evidence as parsed; a batch applied again result by result starts from the request.
   const sent = batch.map((b) => b.input.evidence);
   const outcomes = await deps.db
@@ -175,20 +175,18 @@ async function applyOneByOne(
  * was authenticated with (a bundle that names another device, or a key rotated meanwhile, is checked again
  * inside with the key read there, as for one result).
  */
-async function bundleSignatures(
+function bundleSignatures(
   principal: Reporter,
   batch: readonly BatchedResult[],
-): Promise<Map<BatchedResult, BundleSignature>> {
+): Map<BatchedResult, BundleSignature> {
   const out = new Map<BatchedResult, BundleSignature>();
-  const sealed = batch.filter((b) => b.input.status === 'SEALED');
   const key = principal.publicJwk;
-  if (principal.type !== 'device' || key === undefined || sealed.length === 0) return out;
-  await Promise.all(
-    sealed.map(async (b) => {
-      const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
-      if (typeof jws === 'string') out.set(b, await verifyBundleSignature(key, jws));
-    }),
-  );
+  if (principal.type !== 'device' || key === undefined) return out;
+  for (const b of batch) {
+    if (b.input.status !== 'SEALED') continue;
+    const jws = (b.input.evidence.evidence_bundle as { jws?: unknown } | undefined)?.jws;
+    if (typeof jws === 'string') out.set(b, verifyBundleSignature(key, jws));
+  }
   return out;
 }
 

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { type JWK, compactVerify, importJWK } from 'jose';
 import type { ExpressionBuilder } from 'kysely';
 import { z } from 'zod';
 import {
@@ -44,6 +43,7 @@ import {
   scannedCarriersProblem,
 } from './carrier-checks.js';
 import { type JobView, jobEpc, jobView } from './model.js';
+import { publicKeyOfJwk, verifyEdDsaCompact } from '../signing/compact-jws.js';
 import type { Keyring } from '../signing/index.js';
 import type { CommissioningRef, PrintLoopPort, PrintOutcome } from './port.js';
 import { EvidenceInvalid, PrintJobRefused } from './refusal.js';
@@ -342,17 +342,16 @@ export interface BundleSignature {
 }
 
 /**
- * Checks a bundle's signature with a device key: pure cryptography, no database, so a batch does it
- * before its transaction opens instead of holding the one connection while it waits for it.
+ * Checks a bundle's signature with a device key: pure cryptography, no database, synchronous (it never
+ * yields to the event loop, inside a transaction or out; signing/compact-jws.ts).
  */
-export async function verifyBundleSignature(publicJwk: string, jws: string): Promise<BundleSignature> {
+export function verifyBundleSignature(publicJwk: string, jws: string): BundleSignature {
   try {
-    const key = await importJWK(JSON.parse(publicJwk) as JWK, 'EdDSA');
-    const verified = await compactVerify(jws, key, { algorithms: ['EdDSA'] });
-    if (verified.protectedHeader.typ !== EVIDENCE_BUNDLE_TYPE)
-      throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
-    const signedText = new TextDecoder().decode(verified.payload);
-    return { publicJwk, jws, outcome: { signedText, kid: verified.protectedHeader.kid } };
+    const verified = verifyEdDsaCompact(jws, publicKeyOfJwk(publicJwk));
+    if (verified.header.typ !== EVIDENCE_BUNDLE_TYPE) throw new Error(`typ must be ${EVIDENCE_BUNDLE_TYPE}`);
+    const kid = verified.header.kid;
+    if (kid !== undefined && typeof kid !== 'string') throw new Error('kid must be a string');
+    return { publicJwk, jws, outcome: { signedText: verified.payload.toString('utf8'), kid } };
   } catch (err) {
     return { publicJwk, jws, outcome: { error: err as Error } };
   }
@@ -376,7 +375,7 @@ async function checkBundle(
   const signature =
     checked && checked.publicJwk === device!.public_jwk && checked.jws === jws
       ? checked
-      : await verifyBundleSignature(device!.public_jwk, jws);
+      : verifyBundleSignature(device!.public_jwk, jws);
   let payload: unknown;
   let signedText = '';
   let kid: string | undefined;

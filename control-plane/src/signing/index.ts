@@ -1,2 +1,3 @@
 export * from './keyring.js';
 export * from './routes.js';
+export { publicKeyOfJwk, verifyEdDsaCompact, type VerifiedCompactJws } from './compact-jws.js';
