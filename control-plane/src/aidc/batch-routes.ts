@@ -86,6 +86,7 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/results',
       operationId: 'reportPrintResults',
+      deferrable: true,
       summary: 'Report results that happen together (several printers, or several steps of one job) at once',
       description:
         'Each result carries its `jobRef` and its own `idempotencyKey` and is applied in order, exactly as ' +

@@ -222,6 +222,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/{ref}/result',
       operationId: 'reportPrintResult',
+      deferrable: true,
       summary:
         'Report a result of the current attempt with its evidence; moves the job as the spec table says',
       description:

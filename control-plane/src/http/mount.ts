@@ -5,6 +5,7 @@ import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
 import type { Authenticator } from './principal.js';
 import { verifyJsonBounds } from './json-bounds.js';
+import { Precedence } from './precedence.js';
 import { failedAttemptThrottle, ipRateLimit, type IpLimiter } from './ip-limit.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
@@ -50,6 +51,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
   const formBody = express.urlencoded({ extended: false, limit: '64kb' });
+  const precedence = new Precedence();
   for (const def of routes) {
     const chain: RequestHandler[] = [
       (req, _res, next) => {
@@ -57,6 +59,28 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
         next();
       },
     ];
+    if (def.firstInLine) {
+      chain.push((_req, res, next) => {
+        const end = precedence.first();
+        res.once('finish', end);
+        res.once('close', end);
+        next();
+      });
+    } else if (def.deferrable) {
+      chain.push((_req, res, next) => {
+        let gone = false;
+        const onClose = () => (gone = true);
+        res.once('close', onClose);
+        precedence.deferrable((end) => {
+          res.off('close', onClose);
+          // The client left while it waited: nothing was read, nothing is done (it sends the call again).
+          if (gone) return end();
+          res.once('finish', end);
+          res.once('close', end);
+          next();
+        });
+      });
+    }
     if (MUTATING.has(def.method) && !def.rawBody)
       chain.push(def.bodyLimit ? jsonParser(def.bodyLimit) : jsonBody);
     if (MUTATING.has(def.method) && def.acceptsForm) chain.push(formBody);

@@ -113,6 +113,11 @@ interface RouteBase<B, Q, P> {
    * queries, its credential check's included, are served before other waiting work (store `firstInLine`).
    */
   firstInLine?: boolean;
+  /**
+   * The operation can wait for first-in-line ones (a print result for the claims of idle printers): it does
+   * not start, not even reading its body, while one is in progress in this process (http/precedence.ts).
+   */
+  deferrable?: boolean;
   /** Largest JSON body this operation accepts (e.g. `16mb`) instead of the default 1 MB. */
   bodyLimit?: string;
   /**
