@@ -84,4 +84,28 @@ describe('canonicalJson', () => {
     cyclic['self'] = cyclic;
     expect(codeOf(() => canonicalJson(cyclic))).toBe('INVALID_JSON');
   });
+
+  it('names the path to what it refuses, in keys as in values', () => {
+    const refusal = (value: unknown) => {
+      try {
+        canonicalJson(value);
+      } catch (err) {
+        return { message: (err as CodecError).message, details: (err as CodecError).details };
+      }
+      return null;
+    };
+    expect(refusal({ a: [1, { b: () => 1 }] })).toEqual({
+      message: 'a function at $.a[1].b cannot be canonicalised as JSON',
+      details: { path: '$.a[1].b' },
+    });
+    expect(refusal({ ok: 'x', ['k\udc00']: 1 })?.details).toEqual({ path: '$.k\udc00' });
+    // A hole is no JSON value.
+    expect(refusal(Object.assign(new Array<number>(3), { 0: 1, 2: 3 }))?.details).toEqual({ path: '$[1]' });
+  });
+
+  it('accepts paired surrogates anywhere and escapes as JSON.stringify does', () => {
+    expect(canonicalJson({ '\u{1f602}': '\u{1f602}\n\u0007"' })).toBe(
+      '{"\u{1f602}":"\u{1f602}\\n\\u0007\\""}',
+    );
+  });
 });

@@ -1,57 +1,96 @@
 /**
  * RFC 8785 JSON Canonicalization Scheme (JCS).
  *
- * A thin typed wrapper around the `canonicalize` package (RFC 8785 §3.2: object members sorted by UTF-16
- * code units, ECMAScript number serialisation, minimal string escaping). The wrapper first checks that
- * the value really is JSON, because `canonicalize` (like `JSON.stringify`) silently drops or mangles
- * what JSON cannot express: a function inside an object would come out as the text `undefined`.
+ * One pass over the value that checks it really is JSON and writes its canonical text (RFC 8785 §3.2:
+ * object members sorted by UTF-16 code units, ECMAScript number serialisation, JSON.stringify's minimal
+ * string escaping). Whatever JSON cannot express is refused with the path to it, where JSON.stringify would
+ * silently drop or mangle it (a function inside an object would come out as the text `undefined`). The path
+ * is put together only when something is refused, so a value that is JSON pays nothing for it.
  */
-import canonicalize from 'canonicalize';
 import { CodecError } from '../errors/codec-error.js';
 
-function fail(path: string, what: string): never {
-  throw new CodecError('INVALID_JSON', `${what} at ${path} cannot be canonicalised as JSON`, {
-    details: { path },
-  });
+/** A UTF-16 surrogate without its pair: not Unicode, so not JSON text (RFC 8785 §3.2.2.2). */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Thrown inside the walk; each level it passes adds its member's name or index to the path. */
+class Unrepresentable {
+  readonly path: (string | number)[] = [];
+  constructor(readonly what: string) {}
 }
 
 function hasToJson(value: object): value is { toJSON: () => unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
-/**
- * Returns a plain JSON copy of `value`, or throws on anything JSON cannot carry. Object members whose
- * value is `undefined` are left out (as `JSON.stringify` does, so optional TypeScript fields work);
- * `toJSON()` is honoured (a `Date` becomes its ISO string).
- */
-function toPlainJson(value: unknown, path: string, seen: Set<object>): unknown {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
-  if (typeof value === 'number') {
-    // RFC 8785 §3.2.2.3: NaN and Infinity are not JSON numbers.
-    return Number.isFinite(value) ? value : fail(path, `number ${String(value)}`);
-  }
-  if (typeof value !== 'object')
-    return fail(path, typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`);
-  if (seen.has(value)) fail(path, 'a circular reference');
-  if (hasToJson(value)) return toPlainJson(value.toJSON(), path, seen);
+function jsonString(s: string): string {
+  if (LONE_SURROGATE.test(s)) throw new Unrepresentable('a string with a lone surrogate');
+  return JSON.stringify(s);
+}
 
+/**
+ * The canonical text of `value`. Object members whose value is `undefined` are left out (as JSON.stringify
+ * does, so optional TypeScript fields work); `toJSON()` is honoured (a `Date` becomes its ISO string).
+ */
+function write(value: unknown, seen: Set<object>): string {
+  switch (typeof value) {
+    case 'string':
+      return jsonString(value);
+    case 'number':
+      // RFC 8785 §3.2.2.3: ECMAScript's serialisation; NaN and Infinity are not JSON numbers.
+      if (!Number.isFinite(value)) throw new Unrepresentable(`number ${String(value)}`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      if (value === null) return 'null';
+      break;
+    default:
+      throw new Unrepresentable(typeof value === 'undefined' ? 'undefined' : `a ${typeof value}`);
+  }
+  if (seen.has(value)) throw new Unrepresentable('a circular reference');
+  if (hasToJson(value)) return write(value.toJSON(), seen);
   seen.add(value);
-  let out: unknown;
+  let text: string;
   if (Array.isArray(value)) {
-    out = value.map((item: unknown, i) => toPlainJson(item, `${path}[${i}]`, seen));
+    text = '[';
+    for (let i = 0; i < value.length; i++) {
+      try {
+        text += (i === 0 ? '' : ',') + write(value[i], seen);
+      } catch (err) {
+        if (err instanceof Unrepresentable) err.path.unshift(i);
+        throw err;
+      }
+    }
+    text += ']';
   } else {
     const proto: unknown = Object.getPrototypeOf(value);
-    if (proto !== Object.prototype && proto !== null) fail(path, 'a non-plain object');
-    // A null-prototype object, so a member named "__proto__" (legal JSON) stays a member.
-    const obj = Object.create(null) as Record<string, unknown>;
-    for (const [key, member] of Object.entries(value)) {
-      if (member !== undefined) obj[key] = toPlainJson(member, `${path}.${key}`, seen);
+    if (proto !== Object.prototype && proto !== null) throw new Unrepresentable('a non-plain object');
+    const obj = value as Record<string, unknown>;
+    // Array.prototype.sort compares strings by UTF-16 code units, as RFC 8785 §3.2.3 orders members.
+    const keys = Object.keys(obj).sort();
+    text = '{';
+    let first = true;
+    for (const key of keys) {
+      const member = obj[key];
+      if (member === undefined) continue;
+      try {
+        text += (first ? '' : ',') + jsonString(key) + ':' + write(member, seen);
+      } catch (err) {
+        if (err instanceof Unrepresentable) err.path.unshift(key);
+        throw err;
+      }
+      first = false;
     }
-    out = obj;
+    text += '}';
   }
   seen.delete(value);
-  return out;
+  return text;
 }
+
+const utf8 = new TextEncoder();
+
+const pathText = (path: readonly (string | number)[]) =>
+  '$' + path.map((k) => (typeof k === 'number' ? `[${k}]` : `.${k}`)).join('');
 
 /**
  * The RFC 8785 canonical JSON text of a value. Throws `CodecError` `INVALID_JSON` for values JSON cannot
@@ -62,16 +101,15 @@ function toPlainJson(value: unknown, path: string, seen: Set<object>): unknown {
  * canonicalJson({ b: 2, a: [1, 'x'] }); // '{"a":[1,"x"],"b":2}'
  */
 export function canonicalJson(value: unknown): string {
-  const plain = toPlainJson(value, '$', new Set());
-  let text: string | undefined;
   try {
-    text = canonicalize(plain);
-  } catch (cause) {
-    // canonicalize refuses lone surrogates (RFC 8785 §3.2.2.2 requires valid Unicode).
-    throw new CodecError('INVALID_JSON', `cannot canonicalise: ${(cause as Error).message}`, { cause });
+    return write(value, new Set());
+  } catch (err) {
+    if (!(err instanceof Unrepresentable)) throw err;
+    const path = pathText(err.path);
+    throw new CodecError('INVALID_JSON', `${err.what} at ${path} cannot be canonicalised as JSON`, {
+      details: { path },
+    });
   }
-  if (text === undefined) throw new CodecError('INVALID_JSON', 'value has no JSON representation');
-  return text;
 }
 
 /**
@@ -81,5 +119,5 @@ export function canonicalJson(value: unknown): string {
  * canonicalJsonBytes({ a: 'é' }); // Uint8Array [123, 34, 97, 34, 58, 34, 195, 169, 34, 125]
  */
 export function canonicalJsonBytes(value: unknown): Uint8Array {
-  return new TextEncoder().encode(canonicalJson(value));
+  return utf8.encode(canonicalJson(value));
 }
