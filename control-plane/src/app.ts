@@ -8,6 +8,7 @@ import {
   errorHandler,
   notFoundOrMethodNotAllowed,
   mountRoutes,
+  Precedence,
   type Authenticator,
   RateLimiter,
   type IpLimiter,
@@ -211,6 +212,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
     ipLimiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
+    // On SQLite this thread and its one connection are what every request waits for: results wait for claims.
+    // Not on PostgreSQL, where a claim spends its time waiting for the database (the results held back for
+    // it idled the process: 164 jobs/s instead of 207, the paced floor 57 of 106 jobs/s instead of 100).
+    ...(store.dialect === 'sqlite' ? { precedence: new Precedence() } : {}),
     // A write may change a public answer: this replica's cache empties at once (and tells the others).
     afterWrite: () => {
       publicCache.invalidate();

@@ -5,7 +5,7 @@ import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
 import type { Authenticator } from './principal.js';
 import { verifyJsonBounds } from './json-bounds.js';
-import { Precedence } from './precedence.js';
+import type { Precedence } from './precedence.js';
 import { failedAttemptThrottle, ipRateLimit, type IpLimiter } from './ip-limit.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
@@ -34,6 +34,8 @@ export interface MountDeps {
   afterWrite?: () => void;
   /** Largest JSON body accepted, unless a route says otherwise. */
   bodyLimit?: string;
+  /** Holds deferrable operations for first-in-line ones (http/precedence.ts); without it, none waits. */
+  precedence?: Precedence;
 }
 
 const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
@@ -51,7 +53,7 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
   const formBody = express.urlencoded({ extended: false, limit: '64kb' });
-  const precedence = new Precedence();
+  const { precedence } = deps;
   for (const def of routes) {
     const chain: RequestHandler[] = [
       (req, _res, next) => {
@@ -59,14 +61,14 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
         next();
       },
     ];
-    if (def.firstInLine) {
+    if (precedence && def.firstInLine) {
       chain.push((_req, res, next) => {
         const end = precedence.first();
         res.once('finish', end);
         res.once('close', end);
         next();
       });
-    } else if (def.deferrable) {
+    } else if (precedence && def.deferrable) {
       chain.push((_req, res, next) => {
         let gone = false;
         const onClose = () => (gone = true);

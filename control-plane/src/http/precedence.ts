@@ -16,6 +16,10 @@
  *   on a slow database delays results but never stops them.
  *
  * Claims cannot starve results: a device claims again only once its results were answered.
+ *
+ * The app uses it on SQLite only, where this thread and the one connection are what every request waits
+ * for. On PostgreSQL a claim spends most of its time waiting for the database, and results held back for
+ * it left the process idle (docs/benchmarks.md).
  */
 import { AsyncResource } from 'node:async_hooks';
 
