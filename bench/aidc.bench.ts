@@ -9,6 +9,7 @@ import {
   enrollTestDevice,
   printableProduct,
   startTestControlPlane,
+  type TestControlPlane,
   testDialects,
 } from '@dpp/testkit';
 import { enrollLoadDevices, percentile, queuePrintJobs, runLoad } from './lib/aidc-floor.js';
@@ -52,6 +53,41 @@ interface FloorRun {
   sql?: { shares: SqlShare[]; jobs: number };
   /** PostgreSQL's statements (round trips) by what they are for, and the jobs they were spent on. */
   pgStatements?: { shares: { name: string; statements: number }[]; jobs: number };
+  /** The claim calls' time inside the control plane (its request-duration histogram): shares within 10 and 50 ms. */
+  inside?: { within10: number; within50: number };
+}
+
+const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
+
+/**
+ * Claim calls by upper bound of their time inside the control plane (dpp_http_request_duration_seconds:
+ * from the request read to the answer sent), from its metrics registry.
+ */
+async function claimDurations(t: TestControlPlane): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const v of (await t.cp.built.metrics.httpDuration.get()).values) {
+    if (!v.metricName?.endsWith('_bucket') || !CLAIM_ROUTES.has(String(v.labels.route))) continue;
+    const bound = (v.labels as { le?: string | number }).le;
+    const le = bound === '+Inf' ? Infinity : Number(bound);
+    out.set(le, (out.get(le) ?? 0) + v.value);
+  }
+  return out;
+}
+
+function insideShares(before: Map<number, number>, after: Map<number, number>): FloorRun['inside'] {
+  const calls = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
+  const all = calls(Infinity);
+  return all === 0 ? undefined : { within10: calls(0.01) / all, within50: calls(0.05) / all };
+}
+
+/** What a claim's latency is made of: its time inside the control plane, the rest waiting to be read. */
+function printInside(floor: string, run: FloorRun): void {
+  if (!run.inside) return;
+  const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+  console.log(
+    `  ${floor}: claim calls answered within 10 ms of being read ${pct(run.inside.within10)}, ` +
+      `within 50 ms ${pct(run.inside.within50)} (the rest of a claim's latency is the wait to be read)`,
+  );
 }
 
 /**
@@ -76,7 +112,9 @@ async function inProcess(
     await profiler?.start(dialect);
     sqlTimer?.start();
     pgCounter?.start();
+    const claimsBefore = await claimDurations(t);
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
+    const inside = insideShares(claimsBefore, await claimDurations(t));
     const sql = sqlTimer?.stop();
     const pgStatements = pgCounter?.stop();
     const summary = await profiler?.stop(dialect);
@@ -88,6 +126,7 @@ async function inProcess(
       ...(summary ? { profile: summary } : {}),
       ...(sql ? { sql: { shares: sql, jobs } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),
+      ...(inside ? { inside } : {}),
     };
   } finally {
     await t.close();
@@ -262,7 +301,9 @@ async function noticeLatency(): Promise<number[]> {
 }
 
 /** Claim latency, beside the latency of the results calls of the same run (claims go first in line). */
-function claimRows(dialect: string, { claimMs, resultMs }: FloorRun): BenchRow[] {
+function claimRows(dialect: string, run: FloorRun): BenchRow[] {
+  const { claimMs, resultMs } = run;
+  printInside(`flat-out floor (${dialect})`, run);
   const p50 = percentile(claimMs, 50);
   const p99 = percentile(claimMs, 99);
   return [
@@ -291,6 +332,7 @@ function pacedRows(dialect: string, run: FloorRun): BenchRow[] {
   console.log(
     `  paced floor (${dialect}): ${run.perSecond.toFixed(0)} jobs/s sealed of ${offered.toFixed(0)} offered`,
   );
+  printInside(`paced floor (${dialect})`, run);
   const p50 = percentile(run.claimMs, 50);
   const p99 = percentile(run.claimMs, 99);
   const floor = `${DEVICES} RFID printers at their mechanical limit, ${offered.toFixed(0)} jobs/s offered`;
