@@ -55,41 +55,75 @@ export function inUnitOfWork(): boolean {
  * the race again and again. Here each release hands the connection to one waiter, in the order they asked;
  * waiters in the first lane ({@link firstInLine}) go before the others, except that every
  * `FAIR_EVERY`-th hand-over goes to the other lane when it waits, so neither lane starves.
+ *
+ * A hand-over resolves a promise, so the next holder runs in the same drain of the microtask queue, and so on
+ * while waiters are queued: with SQLite's statements synchronous, a queue of transactions ran back to back
+ * without a turn of the event loop, and no socket was read meanwhile (a claim arriving then waited 100-250 ms
+ * to be read). Once the hand-overs have run `turnMs` without such a turn, the next one waits for one
+ * (`setImmediate`): the requests that arrived meanwhile are read, and a claim among them goes first.
  */
 export class FifoLock {
   private held = false;
   private readonly first: (() => void)[] = [];
   private readonly rest: (() => void)[] = [];
   private handedToFirst = 0;
+  /** When the current run of hand-overs without a turn of the event loop began. */
+  private runSince = 0;
   static readonly FAIR_EVERY = 4;
+
+  constructor(
+    private readonly turnMs = 5,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Takes the lock when it is free (then nobody waits for it); false when it is held. */
   tryAcquire(): boolean {
     if (this.held) return false;
-    this.held = true;
+    this.take();
     return true;
   }
 
   acquire(firstLane = false): Promise<void> {
     if (!this.held) {
-      this.held = true;
+      this.take();
       return Promise.resolve();
     }
     return new Promise((resolve) => (firstLane ? this.first : this.rest).push(resolve));
   }
 
   release(): void {
+    if (this.first.length + this.rest.length === 0) {
+      this.held = false;
+      return;
+    }
+    if (this.now() - this.runSince < this.turnMs) {
+      this.handOver();
+      return;
+    }
+    // Still held, so nobody takes it out of turn; the next holder is chosen after the turn.
+    setImmediate(() => {
+      this.runSince = this.now();
+      this.handOver();
+    });
+  }
+
+  /** Requests waiting for the connection. */
+  get waiting(): number {
+    return this.first.length + this.rest.length;
+  }
+
+  private take(): void {
+    this.held = true;
+    this.runSince = this.now();
+  }
+
+  private handOver(): void {
     const takeFirst =
       this.first.length > 0 && (this.rest.length === 0 || this.handedToFirst < FifoLock.FAIR_EVERY - 1);
     const next = takeFirst ? this.first.shift() : this.rest.shift();
     this.handedToFirst = takeFirst ? this.handedToFirst + 1 : 0;
     if (next) next();
     else this.held = false;
-  }
-
-  /** Requests waiting for the connection. */
-  get waiting(): number {
-    return this.first.length + this.rest.length;
   }
 }
 

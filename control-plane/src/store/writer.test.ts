@@ -17,7 +17,7 @@ describe('the SQLite writer', () => {
   });
 
   it('hands the connection out first come, first served', async () => {
-    const lock = new FifoLock();
+    const lock = new FifoLock(Infinity);
     const order: number[] = [];
     await lock.acquire();
     const waiting = [1, 2, 3].map((n) => lock.acquire().then(() => order.push(n)));
@@ -33,7 +33,7 @@ describe('the SQLite writer', () => {
   });
 
   it('serves the first lane before the rest, but hands every fourth turn to the rest so it never starves', async () => {
-    const lock = new FifoLock();
+    const lock = new FifoLock(Infinity);
     const order: string[] = [];
     await lock.acquire();
     const waiting = [
@@ -47,6 +47,28 @@ describe('the SQLite writer', () => {
     }
     await Promise.all(waiting);
     expect(order).toEqual(['f1', 'f2', 'f3', 'r1', 'f4', 'f5', 'r2']);
+  });
+
+  it('hands over in a later turn of the event loop once hand-overs ran turnMs without one, a claim that came meanwhile first', async () => {
+    let t = 0;
+    const lock = new FifoLock(5, () => t);
+    const started: string[] = [];
+    await lock.acquire();
+    const a = lock.acquire().then(() => started.push('a'));
+    const b = lock.acquire().then(() => started.push('b'));
+    lock.release(); // the run began at 0: handed over at once
+    await Promise.resolve();
+    expect(started).toEqual(['a']);
+    t = 6;
+    lock.release(); // the run has lasted 6 ms: the next holder waits for a turn
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(started).toEqual(['a']);
+    const c = lock.acquire(true).then(() => started.push('c')); // read in that turn
+    await new Promise((r) => setImmediate(r));
+    expect(started).toEqual(['a', 'c']);
+    lock.release(); // a new run began with the turn
+    await Promise.all([a, b, c]);
+    expect(started).toEqual(['a', 'c', 'b']);
   });
 
   it('serves concurrent queries and transactions in order, all of them', async () => {
