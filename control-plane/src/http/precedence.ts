@@ -15,7 +15,8 @@
  * - one that waited `maxWaitMs` for claims starts anyway (still within `concurrency`), so a claim that hangs
  *   on a slow database delays results but never stops them.
  *
- * Claims cannot starve results: a device claims again only once its results were answered.
+ * Claims never starve results: a result waits at most `maxWaitMs` for them, and a steady stream of claims
+ * dries up by itself, since a printer claims ahead only as far as its agent's pipeline reaches.
  *
  * The app uses it on SQLite only, where this thread and the one connection are what every request waits
  * for. On PostgreSQL a claim spends most of its time waiting for the database, and results held back for
