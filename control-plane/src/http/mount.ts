@@ -62,10 +62,9 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
       },
     ];
     if (precedence && def.firstInLine) {
+      // A response emits 'close' once it is done or its client left, whichever comes first.
       chain.push((_req, res, next) => {
-        const end = precedence.first();
-        res.once('finish', end);
-        res.once('close', end);
+        res.once('close', precedence.first());
         next();
       });
     } else if (precedence && def.deferrable) {
@@ -77,7 +76,6 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
           res.off('close', onClose);
           // The client left while it waited: nothing was read, nothing is done (it sends the call again).
           if (gone) return end();
-          res.once('finish', end);
           res.once('close', end);
           next();
         });
