@@ -216,9 +216,9 @@ export function buildApp(deps: AppDeps): BuiltApp {
     // Not on PostgreSQL, where a claim spends its time waiting for the database (the results held back for
     // it idled the process: 164 jobs/s instead of 207, the paced floor 57 of 106 jobs/s instead of 100).
     ...(store.dialect === 'sqlite' ? { precedence: new Precedence() } : {}),
-    // A write may change a public answer: this replica's cache empties at once (and tells the others).
-    afterWrite: () => {
-      publicCache.invalidate();
+    // A write may change public answers: this replica throws them away at once (and tells the others).
+    afterWrite: (effect) => {
+      publicCache.invalidate(effect);
       deps.services.wakeOutbox?.();
     },
   });

@@ -23,7 +23,7 @@ import {
   type RouteDef,
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
-import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
+import { nothingPublic, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { reportResults } from './result-batch.js';
 import type { AidcRouteDeps } from './routes.js';
 
@@ -63,6 +63,7 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       path: '/api/v2/aidc/jobs/claims',
       operationId: 'claimPrintJobs',
       firstInLine: true,
+      publicEffect: nothingPublic,
       summary: 'A device claims for several printers at once, and may take the next jobs ahead (prefetch)',
       description:
         'Each printer takes up to `count` jobs (default 1), oldest first, as `POST /aidc/jobs/claim` would one ' +
@@ -87,6 +88,12 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       path: '/api/v2/aidc/jobs/results',
       operationId: 'reportPrintResults',
       deferrable: true,
+      publicEffect: (reply) =>
+        sealedLabels(
+          (reply.body as { data: ResultOutcome[] }).data.flatMap((o) =>
+            o.status === 200 && o.data ? [o.data] : [],
+          ),
+        ),
       summary: 'Report results that happen together (several printers, or several steps of one job) at once',
       description:
         'Each result carries its `jobRef` and its own `idempotencyKey` and is applied in order, exactly as ' +

@@ -3,7 +3,13 @@
  * result's kept answer as a reply. The services below know nothing of HTTP.
  */
 import type { ErrorCode } from '@dpp/shared';
-import { ApiError, type AnswerReply, type Principal, validationError } from '../http/index.js';
+import {
+  ApiError,
+  type AnswerReply,
+  type Principal,
+  type PublicEffect,
+  validationError,
+} from '../http/index.js';
 import type { JobView } from './model.js';
 import { EvidenceInvalid, PrintJobRefused, type RefusalReason } from './refusal.js';
 import type { Reporter } from './result.js';
@@ -30,6 +36,18 @@ export const resultReply: AnswerReply<JobView> = {
   toReply: (job) => ({ status: 200, body: { data: job } }),
   fromReply: (reply) => (reply.body as { data: JobView }).data,
 };
+
+/**
+ * What results may have changed of the public answers (a route's `publicEffect`): the resolver's answer of
+ * each label they sealed, which now links the label's proof. Nothing else a result writes (the job, its
+ * attempt and evidence, the serial's print status) is shown to the public.
+ */
+export function sealedLabels(jobs: readonly JobView[]): PublicEffect {
+  return jobs.filter((j) => j.state === 'SEALED').map((j) => ({ gtin: j.gtin, serial: j.serial }));
+}
+
+/** A print loop write that changes nothing the public is shown (a claim, a heartbeat). */
+export const nothingPublic = (): PublicEffect => [];
 
 export function reporterOf(principal: Principal): Reporter {
   return {

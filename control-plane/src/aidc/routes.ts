@@ -27,7 +27,7 @@ import {
 import { aidcBatchRoutes } from './batch-routes.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
-import { refusalAsHttp, reporterOf, resultReply } from './replies.js';
+import { nothingPublic, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { type ResultDeps, reportResult } from './result.js';
 
 const RefParam = z.object({ ref: JobRefSchema });
@@ -123,6 +123,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       path: '/api/v2/aidc/jobs/claim',
       operationId: 'claimPrintJob',
       firstInLine: true,
+      publicEffect: nothingPublic,
       summary:
         'A device claims the oldest job its printer can print: a signed envelope, attempt_id and lease',
       description:
@@ -192,6 +193,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       method: 'post',
       path: '/api/v2/aidc/jobs/{ref}/heartbeat',
       operationId: 'heartbeatPrintJob',
+      publicEffect: nothingPublic,
       summary: 'Extend the lease of the current attempt; returns a fresh envelope',
       tags: ['Print jobs'],
       auth: device,
@@ -223,6 +225,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
       path: '/api/v2/aidc/jobs/{ref}/result',
       operationId: 'reportPrintResult',
       deferrable: true,
+      publicEffect: (reply) => sealedLabels([resultReply.fromReply(reply)]),
       summary:
         'Report a result of the current attempt with its evidence; moves the job as the spec table says',
       description:

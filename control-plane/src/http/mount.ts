@@ -14,6 +14,7 @@ import {
   isBytesReply,
   isStreamReply,
   type JsonReply,
+  type PublicEffect,
   type Reply,
   type RouteDef,
   toExpressPath,
@@ -30,8 +31,11 @@ export interface MountDeps {
   ipLimiter: IpLimiter;
   idempotencyTtlHours: number;
   now: () => number;
-  /** Called after a mutating operation answered below 400: its transaction may have queued outbox rows. */
-  afterWrite?: () => void;
+  /**
+   * Called after a mutating operation answered below 400, with what it may have changed of the public
+   * answers (the route's `publicEffect`, else `any`): its transaction may also have queued outbox rows.
+   */
+  afterWrite?: (effect: PublicEffect) => void;
   /** Largest JSON body accepted, unless a route says otherwise. */
   bodyLimit?: string;
   /** Holds deferrable operations for first-in-line ones (http/precedence.ts); without it, none waits. */
@@ -158,7 +162,10 @@ function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
         reply = await execute();
       }
       await sendReply(res, reply);
-      if (MUTATING.has(def.method) && reply.status < 400) deps.afterWrite?.();
+      if (MUTATING.has(def.method) && reply.status < 400)
+        deps.afterWrite?.(
+          def.publicEffect && !isStreamReply(reply) && !isBytesReply(reply) ? def.publicEffect(reply) : 'any',
+        );
     } catch (err) {
       next(err);
     }

@@ -37,6 +37,19 @@ export interface JsonReply {
   headers?: Record<string, string>;
 }
 
+/** A label's key as the resolver reads it: its GTIN (any length; compared as GTIN-14) and serial. */
+export interface PublicLabel {
+  gtin: string;
+  serial: string;
+}
+
+/**
+ * What a successful write may change of the answers every replica keeps for the public (the resolver's and
+ * the public passport's, public/cache.ts): `any` of them, or only the resolver's answers of these labels
+ * (none when the list is empty).
+ */
+export type PublicEffect = 'any' | readonly PublicLabel[];
+
 export interface StreamReply {
   status: number;
   stream: Readable;
@@ -118,6 +131,12 @@ interface RouteBase<B, Q, P> {
    * not start, not even reading its body, while one is in progress in this process (http/precedence.ts).
    */
   deferrable?: boolean;
+  /**
+   * What the operation's successful write may change of the public answers, read from its reply: the
+   * labels whose resolver answer it may change, or none (`[]`). Without it, any: every replica's public
+   * answers are thrown away. The cache's max age bounds what a wrong declaration could cost.
+   */
+  publicEffect?: (reply: JsonReply) => PublicEffect;
   /** Largest JSON body this operation accepts (e.g. `16mb`) instead of the default 1 MB. */
   bodyLimit?: string;
   /**

@@ -44,6 +44,8 @@ export function oauthRoutes(deps: { tokens: TokenService }): RouteDef[] {
       method: 'post',
       path: '/api/v2/oauth/token',
       operationId: 'issueToken',
+      // A token is no public answer.
+      publicEffect: () => [],
       summary: 'OAuth 2.0 client credentials: device (private_key_jwt) or API client (id and secret) tokens',
       description:
         'Form-encoded (RFC 6749) or JSON. Devices send `client_assertion_type` = ' +

@@ -8,9 +8,9 @@
 import type { Request } from 'express';
 import { errorReply, type ApiError } from '../http/index.js';
 import type { Db } from '../store/index.js';
-import { cachedAnswer, jsonAnswer, type CachedAnswer, type PublicAnswerCache } from './cache.js';
+import { cachedAnswer, jsonAnswer, labelKey, type CachedAnswer, type PublicAnswerCache } from './cache.js';
 import { findServed } from './find.js';
-import { resolve, type ResolverRequest } from './resolver.js';
+import { parseKey, resolve, type ResolverRequest } from './resolver.js';
 import { publicPassportBytes } from './view.js';
 
 export const PUBLIC_PASSPORT_ROUTE = '/api/v2/public/passport/{uid}';
@@ -47,10 +47,19 @@ export function passportAnswer(deps: PublicAnswerDeps, key: string, uid: string)
   );
 }
 
+/** The label a resolver request is about (`labelKey`), or undefined when its key is not one (an error). */
+function labelOf(req: ResolverRequest): string | undefined {
+  try {
+    return labelKey(parseKey(req.path, req.gtinSegment));
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * GET /01/{gtin}/21/{serial}: the 302 or the linkset, or what it resolved to instead. Concurrent scans of
  * one key share one lookup, its error included; an error is not kept, since how it is answered also
- * depends on the request's Accept (`wantsErrorPage`).
+ * depends on the request's Accept (`wantsErrorPage`). A kept answer goes when its label is sealed.
  */
 export function resolverAnswer(
   deps: PublicAnswerDeps,
@@ -68,6 +77,7 @@ export function resolverAnswer(
       }
     },
     (answer) => ({ answer }),
+    () => labelOf(req),
   );
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PublicAnswerCache, answerKey, cachedAnswer } from './cache.js';
+import { PublicAnswerCache, answerKey, cachedAnswer, labelKey } from './cache.js';
 
 const answer = (status: number, body?: unknown) =>
   cachedAnswer({ status, body, headers: { 'Cache-Control': 'public, max-age=60' } }, '/r');
@@ -61,6 +61,102 @@ describe('PublicAnswerCache', () => {
     expect(told).toBe(1);
     cache.dropAll();
     expect(told).toBe(1);
+  });
+
+  describe('what a write says it changed', () => {
+    const label = { gtin: '9506000134352', serial: 'A1' };
+    const other = { gtin: '09506000134352', serial: 'B2' };
+    const store = (cache: PublicAnswerCache, key: string, of?: { gtin: string; serial: string }) =>
+      cache.through(
+        key,
+        async () => ({ value: key, answer: answer(302) }),
+        () => key,
+        of && (() => labelKey(of)),
+      );
+
+    it('throws away only the answers of the labels sealed, and tells its listeners which', async () => {
+      const cache = new PublicAnswerCache({ maxAgeMs: 500 });
+      const told: unknown[] = [];
+      cache.onInvalidate((what) => told.push(what));
+      await store(cache, 'scan', label);
+      await store(cache, 'scan as linkset', label);
+      await store(cache, 'other scan', other);
+      await store(cache, 'passport read');
+      cache.invalidate([]);
+      expect(cache.size).toBe(4);
+      // A GTIN-13 and its GTIN-14 are one label.
+      cache.invalidate([{ gtin: '09506000134352', serial: 'A1' }]);
+      expect(cache.get('scan')).toBeUndefined();
+      expect(cache.get('scan as linkset')).toBeUndefined();
+      expect(cache.get('other scan')?.status).toBe(302);
+      expect(cache.get('passport read')?.status).toBe(302);
+      expect(told).toEqual([['09506000134352 A1']]);
+      cache.invalidate('any');
+      expect(cache.size).toBe(0);
+      expect(told).toEqual([['09506000134352 A1'], 'any']);
+    });
+
+    it("does not store a label's answer computed while that label was sealed, nor join it afterwards", async () => {
+      const cache = new PublicAnswerCache({ maxAgeMs: 500 });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      let computed = 0;
+      const slow = (key: string, of: { gtin: string; serial: string }) =>
+        cache.through(
+          key,
+          async () => {
+            computed += 1;
+            await gate;
+            return { value: 'before the seal', answer: answer(302) };
+          },
+          () => 'hit',
+          () => labelKey(of),
+        );
+      const racing = slow('scan', label);
+      const unrelated = slow('other scan', other);
+      cache.dropLabels([labelKey(label)]);
+      // A scan after the seal does not share the lookup begun before it.
+      const after = cache.through(
+        'scan',
+        async () => ({ value: 'after the seal', answer: answer(302, { proof: true }) }),
+        () => 'hit',
+        () => labelKey(label),
+      );
+      release();
+      expect(await Promise.all([racing, unrelated, after])).toEqual([
+        'before the seal',
+        'before the seal',
+        'after the seal',
+      ]);
+      expect(computed).toBe(2);
+      expect(cache.get('scan')?.bytes?.toString()).toBe('{"proof":true}');
+      expect(cache.get('other scan')?.status).toBe(302);
+    });
+
+    it('forgets a seal once no answer computed before it could still be stored', async () => {
+      let now = 1_000;
+      const cache = new PublicAnswerCache({ maxAgeMs: 500, now: () => now });
+      let release!: () => void;
+      const gate = new Promise<void>((r) => (release = r));
+      const racing = cache.through(
+        'scan',
+        async () => {
+          await gate;
+          return { value: 'v', answer: answer(302) };
+        },
+        () => 'hit',
+        () => labelKey(label),
+      );
+      cache.dropLabels([labelKey(label)]);
+      now = 1_600;
+      // Another seal later prunes the first from memory; the racing lookup's answer is too old to keep anyway.
+      cache.dropLabels([labelKey(other)]);
+      release();
+      await racing;
+      expect(cache.size).toBe(0);
+      await store(cache, 'scan', label);
+      expect(cache.get('scan')?.status).toBe(302);
+    });
   });
 
   it('stores nothing an answer marks as not storable, and nothing when off', async () => {

@@ -1,4 +1,4 @@
-import type { BytesReply, JsonReply } from '../http/index.js';
+import type { BytesReply, JsonReply, PublicEffect, PublicLabel } from '../http/index.js';
 
 /**
  * Answers of the two hottest public operations (the resolver's redirect and the public passport read),
@@ -8,11 +8,15 @@ import type { BytesReply, JsonReply } from '../http/index.js';
  * - Staleness is bounded by construction: an entry expires `maxAgeMs` after the moment its computation
  *   STARTED (before its database reads), so a change committed at time c is shown by every replica from
  *   c + maxAgeMs on, whatever wrote it (an API call on another replica, a worker, a migration).
- * - A successful write through this replica's API empties the cache at once (`invalidate`, wired to the
- *   request chain's afterWrite), and on PostgreSQL tells the other replicas to empty theirs (NOTIFY,
- *   public/invalidation.ts), so in practice they catch up in milliseconds; the bound above is the promise.
- * - A computation that was under way when the cache was emptied does not store its answer (a generation
- *   counter), so a read racing a write never puts the old state back.
+ * - A successful write through this replica's API throws away at once what it may have changed
+ *   (`invalidate`, wired to the request chain's afterWrite), and on PostgreSQL tells the other replicas to
+ *   do the same (NOTIFY, public/invalidation.ts), so in practice they catch up in milliseconds; the bound
+ *   above is the promise. A write says what it may have changed (a route's `publicEffect`): the print
+ *   loop's claims nothing, its seals the resolver answers of the labels sealed (a sealed label's answer
+ *   links its proof); any other write, everything. So a floor sealing hundreds of labels a second leaves
+ *   every other answer in memory.
+ * - A computation that was under way when what it reads was invalidated does not store its answer (a
+ *   sequence number per invalidation), so a read racing a write never puts the old state back.
  *
  * Only answers that depend on nothing but the entry's key are stored: the key is the request's origin,
  * its URL (path and query) and whether its Accept asks for a linkset. Per-request headers (correlation id,
@@ -30,6 +34,13 @@ export interface CachedAnswer extends BytesReply {
 interface Entry {
   answer: CachedAnswer;
   expiresAt: number;
+  /** The label a resolver answer is about (`labelKey`). */
+  label: string | undefined;
+}
+
+interface Computation {
+  promise: Promise<unknown>;
+  label: string | undefined;
 }
 
 export interface PublicCacheOptions {
@@ -42,13 +53,27 @@ export interface PublicCacheOptions {
 
 const DEFAULT_MAX_ENTRIES = 20_000;
 
+/** What was invalidated, as this replica's listeners are told it: everything, or these labels' answers. */
+export type Invalidated = 'any' | readonly string[];
+
+/** The key of a label's resolver answers: its GTIN as GTIN-14 and its serial (which has no space). */
+export function labelKey(label: PublicLabel): string {
+  return `${label.gtin.padStart(14, '0')} ${label.serial}`;
+}
+
 export class PublicAnswerCache {
   private readonly entries = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<unknown>>();
-  private generation = 0;
+  /** The keys of the stored entries of each label. */
+  private readonly byLabel = new Map<string, Set<string>>();
+  private readonly inFlight = new Map<string, Computation>();
+  /** Counts invalidations: a computation stores its answer only if nothing it read was invalidated since. */
+  private sequence = 0;
+  private everythingAt = 0;
+  /** Labels invalidated in the last `maxAgeMs`, oldest first: the sequence and time of each one's last. */
+  private readonly labelsAt = new Map<string, { sequence: number; at: number }>();
   private readonly maxEntries: number;
   private readonly now: () => number;
-  private readonly listeners: (() => void)[] = [];
+  private readonly listeners: ((what: Invalidated) => void)[] = [];
 
   constructor(private readonly opts: PublicCacheOptions) {
     this.maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
@@ -64,7 +89,7 @@ export class PublicAnswerCache {
     const e = this.entries.get(key);
     if (!e) return undefined;
     if (this.now() >= e.expiresAt) {
-      this.entries.delete(key);
+      this.remove(key, e);
       return undefined;
     }
     return e.answer;
@@ -73,52 +98,110 @@ export class PublicAnswerCache {
   /**
    * The answer of `key`: a fresh one from memory, else `compute`'s. Concurrent misses of one key share one
    * computation. `compute` returns the answer to send and whether it may be stored (an answer that depends
-   * on more than the key, e.g. an error page for a browser, is sent but not stored).
+   * on more than the key, e.g. an error page for a browser, is sent but not stored). `labelOf`: the label a
+   * resolver answer is about (`labelKey`), whose seal throws it away; asked only when the cache computes.
    */
   async through<T>(
     key: string,
     compute: () => Promise<{ value: T; answer: CachedAnswer | undefined }>,
     fromCache: (answer: CachedAnswer) => T,
+    labelOf?: () => string | undefined,
   ): Promise<T> {
     if (!this.enabled) return (await compute()).value;
     const hit = this.get(key);
     if (hit) return fromCache(hit);
-    const pending = this.inFlight.get(key) as Promise<{ value: T }> | undefined;
+    const pending = this.inFlight.get(key)?.promise as Promise<{ value: T }> | undefined;
     if (pending) return (await pending).value;
-    const generation = this.generation;
+    const sequence = this.sequence;
     const startedAt = this.now();
+    const label = labelOf?.();
     const p = compute();
-    this.inFlight.set(key, p);
+    this.inFlight.set(key, { promise: p, label });
     try {
       const r = await p;
-      if (r.answer && generation === this.generation) this.store(key, r.answer, startedAt);
+      if (r.answer && !this.invalidatedSince(sequence, label)) this.store(key, r.answer, startedAt, label);
       return r.value;
     } finally {
-      if (this.inFlight.get(key) === p) this.inFlight.delete(key);
+      if (this.inFlight.get(key)?.promise === p) this.inFlight.delete(key);
     }
   }
 
-  private store(key: string, answer: CachedAnswer, startedAt: number): void {
-    this.entries.delete(key);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { answer, expiresAt: startedAt + this.opts.maxAgeMs });
+  private invalidatedSince(sequence: number, label: string | undefined): boolean {
+    if (this.everythingAt > sequence) return true;
+    return label !== undefined && (this.labelsAt.get(label)?.sequence ?? 0) > sequence;
   }
 
-  /** Empties the cache: something that may change a public answer was written. */
-  invalidate(): void {
-    this.dropAll();
-    for (const l of this.listeners) l();
+  private store(key: string, answer: CachedAnswer, startedAt: number, label: string | undefined): void {
+    const expiresAt = startedAt + this.opts.maxAgeMs;
+    // Already as old as an answer may be (and any invalidation it raced may have been forgotten).
+    if (expiresAt <= this.now()) return;
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    if (this.entries.size >= this.maxEntries) {
+      const [oldest, entry] = this.entries.entries().next().value!;
+      this.remove(oldest, entry);
+    }
+    this.entries.set(key, { answer, expiresAt, label });
+    if (label !== undefined) {
+      const keys = this.byLabel.get(label);
+      if (keys) keys.add(key);
+      else this.byLabel.set(label, new Set([key]));
+    }
+  }
+
+  private remove(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    if (entry.label === undefined) return;
+    const keys = this.byLabel.get(entry.label);
+    keys?.delete(key);
+    if (keys?.size === 0) this.byLabel.delete(entry.label);
+  }
+
+  /** Throws away what a write may have changed (everything by default), and tells the listeners. */
+  invalidate(effect: PublicEffect = 'any'): void {
+    if (effect === 'any') {
+      this.dropAll();
+      for (const l of this.listeners) l('any');
+      return;
+    }
+    if (effect.length === 0) return;
+    const labels = [...new Set(effect.map(labelKey))];
+    this.dropLabels(labels);
+    for (const l of this.listeners) l(labels);
   }
 
   /** Empties the cache without telling anyone (another replica told us). */
   dropAll(): void {
-    this.generation += 1;
+    this.sequence += 1;
+    this.everythingAt = this.sequence;
+    this.labelsAt.clear();
     this.entries.clear();
+    this.byLabel.clear();
     this.inFlight.clear();
   }
 
-  /** Called on every local `invalidate` (to tell the other replicas). */
-  onInvalidate(listener: () => void): void {
+  /** Throws away the answers about these labels (`labelKey`) without telling anyone. */
+  dropLabels(labels: readonly string[]): void {
+    this.sequence += 1;
+    const now = this.now();
+    // An invalidation older than the max age concerns no computation whose answer could still be stored.
+    for (const [label, { at }] of this.labelsAt) {
+      if (at > now - this.opts.maxAgeMs) break;
+      this.labelsAt.delete(label);
+    }
+    const dropped = new Set(labels);
+    for (const label of dropped) {
+      this.labelsAt.delete(label);
+      this.labelsAt.set(label, { sequence: this.sequence, at: now });
+      for (const key of this.byLabel.get(label) ?? []) this.entries.delete(key);
+      this.byLabel.delete(label);
+    }
+    for (const [key, c] of this.inFlight)
+      if (c.label !== undefined && dropped.has(c.label)) this.inFlight.delete(key);
+  }
+
+  /** Called on every local `invalidate` that threw something away (to tell the other replicas). */
+  onInvalidate(listener: (what: Invalidated) => void): void {
     this.listeners.push(listener);
   }
 

@@ -4,7 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { livePassport, publish } from '@dpp/testkit/passports';
 import {
+  HttpPrintDevice,
+  enrollTestDevice,
   httpCaller,
+  printableProduct,
   startTestControlPlane,
   testDialects,
   type ApiCaller,
@@ -25,6 +28,8 @@ function comparable(r: CallResult) {
   const headers = Object.fromEntries([...r.headers.entries()].filter(([k]) => !PER_REQUEST.has(k)));
   return { status: r.status, headers, text: r.text };
 }
+
+const CERTIFICATION_INFO = 'https://gs1.org/voc/certificationInfo';
 
 /** The longest PUBLIC_CACHE_MAX_AGE_MS allowed: past it, no replica answers from before a change. */
 const MAX_AGE_BOUND_MS = 1_000;
@@ -109,6 +114,80 @@ describe.each(testDialects())('public answers from the cache and the fast path (
     expect(r.status).toBe(410);
     expect(r.headers.get('x-dpp-gone-reason')).toBe('serial_voided');
   });
+
+  /** A product with `count` labels queued for printing, and an enrolled device to print them. */
+  async function labelsToPrint(count: number) {
+    const p = await printableProduct(t.call, key(), count);
+    for (const serial of p.serials) {
+      const job = await t.call('POST', '/api/v2/aidc/jobs', { key: key(), body: { gtin: p.gtin, serial } });
+      expect(job.status, job.text).toBe(201);
+    }
+    const device = await new HttpPrintDevice(t.call, await enrollTestDevice(t, key())).init();
+    return { ...p, device };
+  }
+
+  it("keeps every other answer while the print floor claims and seals; a sealed label's answer shows its proof at once", async () => {
+    const p = await labelsToPrint(2);
+    const scan = (serial: string) => t.call('GET', `/01/${p.gtin}/21/${serial}`);
+    for (const serial of p.serials)
+      expect((await scan(serial)).headers.get('link')).not.toContain(CERTIFICATION_INFO);
+    const invalidated = vi.spyOn(t.cp.built.publicCache, 'invalidate');
+    try {
+      const thrownAway = () =>
+        invalidated.mock.calls.map(([what]) => what).filter((w) => w !== undefined && w.length !== 0);
+      // One result at a time: the claim and the results before SEALED throw nothing away.
+      const first = (await p.device.claim())!;
+      await p.device.seal(first);
+      expect(thrownAway()).toEqual([[{ gtin: p.gtin, serial: first.job.serial }]]);
+      expect((await scan(first.job.serial)).headers.get('link')).toContain(CERTIFICATION_INFO);
+      // Claimed and sealed in batches.
+      const [second] = await p.device.claimMany([{ name: 'zebra-1', count: 1 }]);
+      await p.device.sealMany([second!]);
+      expect(thrownAway()).toEqual([
+        [{ gtin: p.gtin, serial: first.job.serial }],
+        [{ gtin: p.gtin, serial: second!.job.serial }],
+      ]);
+      expect((await scan(second!.job.serial)).headers.get('link')).toContain(CERTIFICATION_INFO);
+      // Any other write throws everything away.
+      const voided = await t.call('POST', `/api/v2/products/${p.productId}/void`, {
+        key: key(),
+        body: { reason: 'Destroyed in a fire' },
+      });
+      expect(voided.status).toBe(200);
+      expect(thrownAway().at(-1)).toBe('any');
+    } finally {
+      invalidated.mockRestore();
+    }
+  });
+
+  it.runIf(dialect === 'postgres')(
+    'tells another replica which labels were sealed, and it keeps the rest',
+    async () => {
+      const p = await labelsToPrint(2);
+      const replica = await t.replica();
+      const dropLabels = vi.spyOn(replica.built.publicCache, 'dropLabels');
+      const dropAll = vi.spyOn(replica.built.publicCache, 'dropAll');
+      const sealNext = async () => {
+        const [claimed] = await p.device.claimMany([{ name: 'zebra-1', count: 1 }]);
+        await p.device.sealMany([claimed!]);
+        const label = `${p.gtin.padStart(14, '0')} ${claimed!.job.serial}`;
+        await vi.waitFor(() => expect(dropLabels).toHaveBeenCalledWith([label]), { timeout: 10_000 });
+        return claimed!.job.serial;
+      };
+      try {
+        // Notices arrive in the order they were sent: once the first seal's has, every earlier one has too.
+        await sealNext();
+        dropAll.mockClear();
+        const serial = await sealNext();
+        expect(dropAll).not.toHaveBeenCalled();
+        const proof = await httpCaller(replica.url)('GET', `/01/${p.gtin}/21/${serial}`);
+        expect(proof.headers.get('link')).toContain(CERTIFICATION_INFO);
+      } finally {
+        dropLabels.mockRestore();
+        dropAll.mockRestore();
+      }
+    },
+  );
 
   it.runIf(dialect === 'postgres')(
     'shows a void and a republish on another replica within the cache bound',

@@ -1,6 +1,7 @@
 /**
- * On PostgreSQL, replicas tell each other to empty their public answer cache (public/cache.ts): a replica
- * whose API wrote something sends NOTIFY on one channel, every replica LISTENs on it. This only makes
+ * On PostgreSQL, replicas tell each other what to throw away of their public answer cache (public/cache.ts):
+ * a replica whose API wrote something sends NOTIFY on one channel with what the write may have changed
+ * (everything, or the resolver answers of some labels), every replica LISTENs on it. This only makes
  * replicas catch up sooner; the cache's max age (<= 1 s) is what bounds staleness, so a lost notification
  * (a dropped listening connection, a replica starting) costs at most that long.
  */
@@ -9,11 +10,42 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.js';
 import type { Db } from '../store/index.js';
-import type { PublicAnswerCache } from './cache.js';
+import type { Invalidated, PublicAnswerCache } from './cache.js';
 
 /** One channel for the whole database; the payload names the schema, so tests in their own schemas stay apart. */
 export const INVALIDATION_CHANNEL = 'dpp_public_cache';
 const RECONNECT_MS = 1_000;
+/** PostgreSQL refuses a NOTIFY payload of 8,000 bytes or more: past this, the notice says everything. */
+const PAYLOAD_MAX = 7_000;
+
+/** A notice on the channel: the schema, the replica that sent it, and the labels (none: everything). */
+interface Notice {
+  schema: string;
+  from: string;
+  labels?: readonly string[];
+}
+
+/** The payload telling the others what `what` names (everything when the labels do not fit). */
+export function noticePayload(schema: string, from: string, what: Invalidated): string {
+  if (what !== 'any') {
+    const payload = JSON.stringify({ schema, from, labels: what } satisfies Notice);
+    if (Buffer.byteLength(payload) <= PAYLOAD_MAX) return payload;
+  }
+  return JSON.stringify({ schema, from } satisfies Notice);
+}
+
+/** A notice read back, or undefined for a payload that is not one (another version's, say). */
+export function parseNotice(payload: string | undefined): Notice | undefined {
+  try {
+    const n = JSON.parse(payload ?? '') as Partial<Notice> | null;
+    if (typeof n?.schema !== 'string' || typeof n.from !== 'string') return undefined;
+    if (n.labels !== undefined && !(Array.isArray(n.labels) && n.labels.every((l) => typeof l === 'string')))
+      return undefined;
+    return { schema: n.schema, from: n.from, ...(n.labels ? { labels: n.labels } : {}) };
+  } catch {
+    return undefined;
+  }
+}
 
 export interface CacheInvalidationOptions {
   databaseUrl: string;
@@ -30,19 +62,21 @@ export class CacheInvalidation {
   private client: pg.Client | null = null;
   private stopped = false;
   private reconnect: NodeJS.Timeout | null = null;
-  /** A NOTIFY in flight, and whether another write came meanwhile (one more is sent after it). */
+  /** A NOTIFY in flight, and what writes that came meanwhile threw away (one more is sent after it). */
   private sending = false;
-  private again = false;
+  private pending: 'any' | Set<string> | null = null;
 
   constructor(private readonly opts: CacheInvalidationOptions) {
-    opts.cache.onInvalidate(() => this.notify());
+    opts.cache.onInvalidate((what) => this.notify(what));
   }
 
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.opts.databaseUrl });
     client.on('notification', (m) => {
-      const [schema, sender] = (m.payload ?? '').split(' ');
-      if (schema === this.opts.schema && sender !== this.id) this.opts.cache.dropAll();
+      const notice = parseNotice(m.payload);
+      if (!notice || notice.schema !== this.opts.schema || notice.from === this.id) return;
+      if (notice.labels) this.opts.cache.dropLabels(notice.labels);
+      else this.opts.cache.dropAll();
     });
     client.on('error', (err) => {
       this.opts.log.warn({ err }, 'public cache invalidation: listening connection lost; reconnecting');
@@ -81,23 +115,28 @@ export class CacheInvalidation {
     this.reconnect.unref();
   }
 
-  /** Tells the other replicas; writes that come while a NOTIFY is in flight share the next one. */
-  private notify(): void {
+  /** Tells the other replicas; what writes throw away while a NOTIFY is in flight goes in the next one. */
+  private notify(what: Invalidated): void {
     if (this.stopped) return;
     if (this.sending) {
-      this.again = true;
+      if (what === 'any' || this.pending === 'any') this.pending = 'any';
+      else {
+        const labels = this.pending ?? new Set<string>();
+        for (const label of what) labels.add(label);
+        this.pending = labels;
+      }
       return;
     }
     this.sending = true;
-    sql`select pg_notify(${INVALIDATION_CHANNEL}, ${`${this.opts.schema} ${this.id}`})`
+    const payload = noticePayload(this.opts.schema, this.id, what);
+    sql`select pg_notify(${INVALIDATION_CHANNEL}, ${payload})`
       .execute(this.opts.db)
       .catch((err: unknown) => this.opts.log.warn({ err }, 'public cache invalidation: NOTIFY failed'))
       .finally(() => {
         this.sending = false;
-        if (this.again) {
-          this.again = false;
-          this.notify();
-        }
+        const next = this.pending;
+        this.pending = null;
+        if (next) this.notify(next === 'any' ? 'any' : [...next]);
       });
   }
 
