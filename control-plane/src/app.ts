@@ -121,7 +121,10 @@ export function buildApp(deps: AppDeps): BuiltApp {
       ping: store.ping,
       pingTimeoutMs: config.readyTimeoutMs,
       isShuttingDown: deps.isShuttingDown,
-      beforeScrape: async () => metrics.outboxBacklog.set(await outboxBacklog(store.db)),
+      beforeScrape: async () => {
+        metrics.outboxBacklog.set(await outboxBacklog(store.db));
+        metrics.readPublicAnswers(publicCache.answered);
+      },
     }),
     ...openApiRoutes({ routes: () => routes, publicBaseUrl: config.publicBaseUrl, version: API_VERSION }),
     ...apiKeyRoutes({ db: store.db }),

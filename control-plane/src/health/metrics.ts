@@ -18,6 +18,15 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly publicAnswers = new Counter({
+    name: 'dpp_public_answers_total',
+    help:
+      'Resolver redirects and public passport reads by where the answer came from: the public cache, a lookup ' +
+      'another request had begun, or a lookup of their own',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
   readonly outboxBacklog = new Gauge({
     name: 'dpp_outbox_backlog',
     help: 'Outbox rows not yet dispatched',
@@ -26,6 +35,12 @@ export class Metrics {
 
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dpp_' });
+  }
+
+  /** Sets the public answers' counts to those the public cache kept since start (called when scraped). */
+  readPublicAnswers(answered: Readonly<Record<string, number>>): void {
+    this.publicAnswers.reset();
+    for (const [source, n] of Object.entries(answered)) this.publicAnswers.inc({ source }, n);
   }
 
   /** Counts each request on finish, labelled by its route pattern, never its concrete path. */

@@ -74,6 +74,11 @@ export class PublicAnswerCache {
   private readonly maxEntries: number;
   private readonly now: () => number;
   private readonly listeners: ((what: Invalidated) => void)[] = [];
+  /**
+   * Answers given since start, by where they came from: memory, a lookup another request had begun, or a
+   * lookup of their own (every answer when the cache is off). The metrics read them when scraped.
+   */
+  readonly answered = { cache: 0, shared: 0, lookup: 0 };
 
   constructor(private readonly opts: PublicCacheOptions) {
     this.maxEntries = opts.maxEntries ?? DEFAULT_MAX_ENTRIES;
@@ -92,6 +97,7 @@ export class PublicAnswerCache {
       this.remove(key, e);
       return undefined;
     }
+    this.answered.cache += 1;
     return e.answer;
   }
 
@@ -107,11 +113,18 @@ export class PublicAnswerCache {
     fromCache: (answer: CachedAnswer) => T,
     labelOf?: () => string | undefined,
   ): Promise<T> {
-    if (!this.enabled) return (await compute()).value;
+    if (!this.enabled) {
+      this.answered.lookup += 1;
+      return (await compute()).value;
+    }
     const hit = this.get(key);
     if (hit) return fromCache(hit);
     const pending = this.inFlight.get(key)?.promise as Promise<{ value: T }> | undefined;
-    if (pending) return (await pending).value;
+    if (pending) {
+      this.answered.shared += 1;
+      return (await pending).value;
+    }
+    this.answered.lookup += 1;
     const sequence = this.sequence;
     const startedAt = this.now();
     const label = labelOf?.();

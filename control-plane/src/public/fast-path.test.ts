@@ -45,6 +45,17 @@ async function resolverAnswersCounted(t: TestControlPlane, status: number): Prom
   return Number(line?.split(' ').at(-1) ?? 0);
 }
 
+/** The public answers the metrics have counted, by where they came from. */
+async function publicAnswersCounted(t: TestControlPlane): Promise<Record<string, number>> {
+  const m = await t.call('GET', '/metrics');
+  const counts: Record<string, number> = { cache: 0, shared: 0, lookup: 0 };
+  for (const l of m.text.split('\n')) {
+    const match = /^dpp_public_answers_total\{source="(\w+)"\} (\d+)$/.exec(l);
+    if (match) counts[match[1]!] = Number(match[2]);
+  }
+  return counts;
+}
+
 describe.each(testDialects())('public answers from the cache and the fast path (%s)', (dialect) => {
   let t: TestControlPlane;
   let n = 7_100;
@@ -90,8 +101,14 @@ describe.each(testDialects())('public answers from the cache and the fast path (
     expect(r.headers.get('x-correlation-id')).toBe('scan-42');
     const count = () => resolverAnswersCounted(t, 302);
     const before = await count();
+    const answeredBefore = await publicAnswersCounted(t);
     for (let i = 0; i < 3; i++) await t.call('GET', path);
     expect(await count()).toBe(before + 3);
+    // Each answer is counted once, from the cache or looked up (the entry may expire between two scans).
+    const answered = await publicAnswersCounted(t);
+    const total = (c: Record<string, number>) => c.cache! + c.shared! + c.lookup!;
+    expect(total(answered)).toBe(total(answeredBefore) + 3);
+    expect(answered.cache).toBeGreaterThan(answeredBefore.cache!);
   });
 
   it('shows a void and a republish at once on this replica', async () => {
@@ -364,6 +381,13 @@ describe.each(
       expect(stored, `${what} was stored`).toBe(maxAgeMs > 0 && status < 400 ? 1 : 0);
       expectSameAnswer(fast, viaExpress, what);
     }
+  });
+
+  it.runIf(maxAgeMs === 0)('counts every answer as a lookup of its own when the cache is off', async () => {
+    const before = await publicAnswersCounted(t);
+    for (let i = 0; i < 3; i++) await t.call('GET', `/01/${live.gtin}/21/${live.serial}`);
+    await t.call('GET', `/api/v2/public/passport/${live.id}`);
+    expect(await publicAnswersCounted(t)).toEqual({ ...before, lookup: before.lookup! + 4 });
   });
 
   it("echoes the caller's correlation id on a lookup and counts it in the metrics", async () => {
