@@ -3,7 +3,7 @@
  * at once, runs every result's checks against those rows with the results accepted before it applied,
  * then writes the accepted ones with a few statements for all of them instead of a dozen for each.
  */
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { type AuditEntry, addAudits } from '../audit/index.js';
 import {
   type Db,
@@ -15,8 +15,9 @@ import {
   type PrintJobTable,
   type SealReceiptTable,
   deleteExpiredIdempotencyKeys,
-  findIdempotencyKeys,
+  idempotencyKeysQuery,
   completedIdempotencyKeyInserts,
+  readTogether,
   WriteSet,
 } from '../store/index.js';
 import { type JobView, jobView } from './model.js';
@@ -209,6 +210,17 @@ function byOwner(refs: readonly IdempotencyKeyRef[]): { owner: IdempotencyKeyRef
   return [...groups.values()].map((g) => ({ owner: g.owner, keys: [...g.keys] }));
 }
 
+/** A row of the batch's read of attempts, their versions and the evidence of the attempts it names. */
+interface AttemptReadRow extends AttemptRow {
+  version_id: string | null;
+  content_hash: string | null;
+  merkle_root: string | null;
+  kind: string | null;
+  payload: string | null;
+}
+
+type DeviceKeyRow = Awaited<ReturnType<ResultReads['device']>>;
+
 /**
  * What a batch's checks read, read at once at the start of its transaction: its jobs; their attempts with
  * the evidence of the attempts it names and the passport version each printed (one statement); its keys;
@@ -228,51 +240,65 @@ class BatchRecords implements ResultReads {
   ) {}
 
   /**
-   * Jobs first, keys last: on PostgreSQL each read sees what committed before it, so a twin's change
-   * seen in a job is seen in its key too (and the job's guarded UPDATE catches any change after).
+   * Every read in one read set (store/read-set.ts): on PostgreSQL one round trip and one snapshot, so a
+   * twin's change seen in a job is seen in its key too (and the job's guarded UPDATE catches any change
+   * after).
    */
   static async read(trx: Db, principal: Reporter, batch: readonly BatchedResult[]): Promise<BatchRecords> {
     const jobRefs = [...new Set(batch.map((b) => b.jobRef))];
-    // By key alone, the tenant compared here: with the tenant in the WHERE, SQLite walks the tenant's
-    // jobs on an index that starts with tenant_id instead of probing the primary key once per job.
-    const jobs = (
-      await trx.selectFrom('print_jobs').selectAll().where('job_ref', 'in', jobRefs).execute()
-    ).filter((j) => j.tenant_id === principal.tenantId);
-    // The jobs' attempts with, in one statement, the evidence of the attempts the batch names and the
-    // passport version each attempt printed (a seal's receipt names it): a row per attempt and evidence.
-    const named = [...new Set(batch.map((b) => b.input.attempt_id))];
-    const rows =
-      jobs.length === 0
-        ? []
-        : await trx
-            .selectFrom('print_attempts as a')
-            .leftJoin('passport_versions as v', 'v.id', 'a.passport_version_id')
-            .leftJoin('print_evidence as e', (join) =>
-              join.onRef('e.attempt_id', '=', 'a.attempt_id').on('e.attempt_id', 'in', named),
-            )
-            .select([
-              'a.attempt_id',
-              'a.job_ref',
-              'a.device_id',
-              'a.envelope_jti',
-              'a.passport_version_id',
-              'a.failure_reason',
-              'v.id as version_id',
-              'v.content_hash',
-              'v.merkle_root',
-              'e.kind',
-              'e.payload',
-            ])
-            .where(
-              'a.job_ref',
-              'in',
-              jobs.map((j) => j.job_ref),
-            )
-            .execute();
+    // The attempts the batch names, whose evidence is read with them.
+    const named = new Set(batch.map((b) => b.input.attempt_id));
+    const owners = byOwner(batch.map((b) => b.idempotency.ref));
+    const sealing = principal.type === 'device' && batch.some((b) => b.input.status === 'SEALED');
+    const reads: Record<string, CompiledQuery<unknown>> = {
+      // By key alone, the tenant compared here: with the tenant in the WHERE, SQLite walks the tenant's
+      // jobs on an index that starts with tenant_id instead of probing the primary key once per job.
+      jobs: trx.selectFrom('print_jobs').selectAll().where('job_ref', 'in', jobRefs).compile(),
+      // The jobs' attempts with the evidence of the attempts the batch names and the passport version each
+      // attempt printed (a seal's receipt names it): a row per attempt and evidence. Another tenant's are
+      // read and left (their jobs are).
+      attempts: trx
+        .selectFrom('print_attempts as a')
+        .leftJoin('passport_versions as v', 'v.id', 'a.passport_version_id')
+        .leftJoin('print_evidence as e', (join) =>
+          join.onRef('e.attempt_id', '=', 'a.attempt_id').on('e.attempt_id', 'in', [...named]),
+        )
+        .select([
+          'a.attempt_id',
+          'a.job_ref',
+          'a.device_id',
+          'a.envelope_jti',
+          'a.passport_version_id',
+          'a.failure_reason',
+          'v.id as version_id',
+          'v.content_hash',
+          'v.merkle_root',
+          'e.kind',
+          'e.payload',
+        ])
+        .where('a.job_ref', 'in', jobRefs)
+        .compile(),
+      // For SEALED, the reporting device's key (the versions came with the attempts).
+      ...(sealing
+        ? {
+            device: trx
+              .selectFrom('devices')
+              .select(['public_jwk', 'key_thumbprint'])
+              .where('id', '=', principal.id)
+              .compile(),
+          }
+        : {}),
+    };
+    owners.forEach(({ owner, keys }, i) => (reads[`keys${i}`] = idempotencyKeysQuery(trx, owner, keys)));
+    const read = await readTogether(trx, reads);
+
+    const jobs = (read.jobs as PrintJobTable[]).filter((j) => j.tenant_id === principal.tenantId);
+    const own = new Set(jobs.map((j) => j.job_ref));
     const attempts = new Map<string, AttemptRow>();
     const versions = new Map<string, Promise<Awaited<ReturnType<ResultReads['passportVersion']>>>>();
     const recorded = new Map<string, Map<string, string>>();
-    for (const r of rows) {
+    for (const r of read.attempts as AttemptReadRow[]) {
+      if (!own.has(r.job_ref)) continue;
       if (!attempts.has(r.attempt_id)) {
         attempts.set(r.attempt_id, {
           attempt_id: r.attempt_id,
@@ -287,42 +313,30 @@ class BatchRecords implements ResultReads {
         const version = { id: r.version_id, content_hash: r.content_hash, merkle_root: r.merkle_root };
         versions.set(version.id, Promise.resolve(version));
       }
-      if (named.includes(r.attempt_id)) {
+      if (named.has(r.attempt_id)) {
         const kinds = recorded.get(r.attempt_id) ?? new Map<string, string>();
         recorded.set(r.attempt_id, kinds);
         if (r.kind !== null && r.payload !== null) kinds.set(r.kind, r.payload);
       }
     }
     const keys = new Map<string, IdempotencyKeyTable>();
-    for (const { owner, keys: some } of byOwner(batch.map((b) => b.idempotency.ref))) {
-      for (const row of await findIdempotencyKeys(trx, owner, some)) {
+    for (let i = 0; i < owners.length; i++) {
+      for (const row of read[`keys${i}`] as IdempotencyKeyTable[]) {
         keys.set(keyOf({ tenantId: row.tenant_id, route: row.route, key: row.key }), row);
       }
     }
-    const records = new BatchRecords(
+    const devices = new Map<string, Promise<Awaited<ReturnType<ResultReads['device']>>>>();
+    if (sealing) devices.set(principal.id, Promise.resolve((read.device as DeviceKeyRow[])[0]));
+    return new BatchRecords(
       trx,
       principal.tenantId,
       new Map(jobs.map((j) => [j.job_ref, j])),
       attempts,
       recorded,
       keys,
-      new Map(),
+      devices,
       versions,
     );
-    await records.readSealing(principal, batch);
-    return records;
-  }
-
-  /** For SEALED, the reporting device's key (the versions came with the attempts). */
-  private async readSealing(principal: Reporter, batch: readonly BatchedResult[]): Promise<void> {
-    if (!batch.some((b) => b.input.status === 'SEALED') || principal.type !== 'device') return;
-    const device = this.db
-      .selectFrom('devices')
-      .select(['public_jwk', 'key_thumbprint'])
-      .where('id', '=', principal.id)
-      .executeTakeFirst();
-    this.devices.set(principal.id, device);
-    await device;
   }
 
   job(tenantId: string, jobRef: string): Promise<PrintJobTable | undefined> {

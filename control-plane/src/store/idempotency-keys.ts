@@ -3,7 +3,7 @@
  * `completed` with the answer after. What a key means for a request (replay, 409, waiting for a twin) is
  * decided in http/idempotency.ts; this module only reads and writes the rows.
  */
-import { sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
 import type { IdempotencyKeyTable } from './schema.js';
@@ -137,15 +137,23 @@ export async function findIdempotencyKeys(
   keys: readonly string[],
 ): Promise<IdempotencyKeyTable[]> {
   if (keys.length === 0) return [];
+  return (await db.executeQuery(idempotencyKeysQuery(db, owner, keys))).rows;
+}
+
+/** The statement of {@link findIdempotencyKeys} (`keys` not empty), for a read set (store/read-set.ts). */
+export function idempotencyKeysQuery(
+  db: Db,
+  owner: Omit<IdempotencyKeyRef, 'key'>,
+  keys: readonly string[],
+): CompiledQuery<IdempotencyKeyTable> {
   if (isPostgres(db)) {
-    const { rows } = await sql<IdempotencyKeyTable>`
+    return sql<IdempotencyKeyTable>`
       select k.* from unnest(${[...keys]}::text[]) as wanted(key)
       cross join lateral (
         select * from idempotency_keys
         where tenant_id = ${owner.tenantId} and route = ${owner.route} and key = wanted.key
         limit 1
-      ) as k`.execute(db);
-    return rows;
+      ) as k`.compile(db);
   }
   return db
     .selectFrom('idempotency_keys')
@@ -153,7 +161,7 @@ export async function findIdempotencyKeys(
     .where('tenant_id', '=', owner.tenantId)
     .where('route', '=', owner.route)
     .where('key', 'in', keys)
-    .execute();
+    .compile();
 }
 
 /** Rows per multi-row INSERT of keys: 11 columns x 200 stays far below both dialects' parameter limits. */
