@@ -115,8 +115,8 @@ export interface PrinterClaim {
  * Claims for several printers in one transaction, up to `count` jobs each, printer by printer in the
  * order given: each claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and
  * envelope), only the transaction and the round trips are shared. A printer that finds no more work stops.
- * The claims come first, one statement each; then one statement reads the passport versions of all the
- * claimed jobs' products and one writes all their attempts.
+ * The claims come first; then their attempts are written with the passport versions they print
+ * ({@link recordAttempts}: one statement on PostgreSQL).
  */
 export async function claimJobs(
   deps: ClaimDeps,
@@ -133,43 +133,14 @@ export async function claimJobs(
     if (taken.length === 0) return [];
     // The label carries the passport as published now: each attempt remembers which version that is (the
     // passport's current version with what the envelope says of it; a product without one prints none).
-    const current = await trx
-      .selectFrom('passports as p')
-      .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
-      .select(['p.product_id', 'v.id', 'v.content_hash', 'v.merkle_root'])
-      .where('p.tenant_id', '=', tenantId)
-      .where('p.product_id', 'in', [...new Set(taken.map((c) => c.row.product_id))])
-      .execute();
-    const versions = new Map<string, PassportVersionRef>(
-      current.map((v) => [
-        v.product_id,
-        { id: v.id, contentHash: v.content_hash, merkleRoot: v.merkle_root },
-      ]),
+    const claims = await recordAttempts(
+      trx,
+      deps.dialect,
+      tenantId,
+      deviceId,
+      iso,
+      taken.map((c) => ({ ...c, jti: randomUUID() })),
     );
-    const claims = taken.map((c) => ({
-      ...c,
-      jti: randomUUID(),
-      passportVersion: versions.get(c.row.product_id) ?? null,
-    }));
-    await trx
-      .insertInto('print_attempts')
-      .values(
-        claims.map((c) => ({
-          attempt_id: c.attemptId,
-          job_ref: c.row.job_ref,
-          tenant_id: tenantId,
-          device_id: deviceId,
-          printer: c.printer,
-          number: c.row.attempt_count,
-          envelope_jti: c.jti,
-          passport_version_id: c.passportVersion?.id ?? null,
-          claimed_at: iso,
-          state: 'CLAIMED',
-          ended_at: null,
-          failure_reason: null,
-        })),
-      )
-      .execute();
     return Promise.all(
       claims.map(async (c) => ({
         job: jobView(c.row),
@@ -186,6 +157,91 @@ export async function claimJobs(
       })),
     );
   });
+}
+
+interface TakenJob {
+  row: PrintJobTable;
+  printer: string;
+  attemptId: string;
+  jti: string;
+}
+
+/**
+ * Writes the attempt of each claimed job, with the passport version it prints (its product's current one),
+ * and returns each with that version as the envelope names it. On PostgreSQL one statement (the INSERT
+ * takes the versions from the passports it joins, and a CTE reads what the envelope says of them); on
+ * SQLite the read and then the INSERT.
+ */
+async function recordAttempts(
+  trx: Db,
+  dialect: Dialect,
+  tenantId: string,
+  deviceId: string,
+  claimedAt: string,
+  taken: readonly TakenJob[],
+): Promise<(TakenJob & { passportVersion: PassportVersionRef | null })[]> {
+  const row = (c: TakenJob, versionId: string | null) => ({
+    attempt_id: c.attemptId,
+    job_ref: c.row.job_ref,
+    tenant_id: tenantId,
+    device_id: deviceId,
+    printer: c.printer,
+    number: c.row.attempt_count,
+    envelope_jti: c.jti,
+    passport_version_id: versionId,
+    claimed_at: claimedAt,
+    state: 'CLAIMED',
+    ended_at: null,
+    failure_reason: null,
+  });
+  if (dialect === 'postgres') {
+    const values = taken.map(
+      (c) =>
+        sql`(${c.attemptId}, ${c.row.job_ref}, ${c.printer}, ${c.row.attempt_count}::integer, ${c.jti}, ${c.row.product_id})`,
+    );
+    const { rows } = await sql<{
+      attempt_id: string;
+      id: string | null;
+      content_hash: string;
+      merkle_root: string;
+    }>`
+      with attempt as (
+        insert into print_attempts (attempt_id, job_ref, tenant_id, device_id, printer, number, envelope_jti,
+          passport_version_id, claimed_at, state, ended_at, failure_reason)
+        select c.attempt_id, c.job_ref, ${tenantId}, ${deviceId}, c.printer, c.number, c.jti, v.id, ${claimedAt},
+          'CLAIMED', null, null
+        from (values ${sql.join(values)}) as c(attempt_id, job_ref, printer, number, jti, product_id)
+        left join passports as p on p.tenant_id = ${tenantId} and p.product_id = c.product_id
+        left join passport_versions as v on v.id = p.current_version_id
+        returning attempt_id, passport_version_id
+      )
+      select a.attempt_id, v.id, v.content_hash, v.merkle_root
+      from attempt as a left join passport_versions as v on v.id = a.passport_version_id`.execute(trx);
+    if (rows.length !== taken.length) throw new Error('an attempt of the claim was not written');
+    const versions = new Map(
+      rows.map((r) => [
+        r.attempt_id,
+        r.id === null ? null : { id: r.id, contentHash: r.content_hash, merkleRoot: r.merkle_root },
+      ]),
+    );
+    return taken.map((c) => ({ ...c, passportVersion: versions.get(c.attemptId) ?? null }));
+  }
+  const current = await trx
+    .selectFrom('passports as p')
+    .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
+    .select(['p.product_id', 'v.id', 'v.content_hash', 'v.merkle_root'])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.product_id', 'in', [...new Set(taken.map((c) => c.row.product_id))])
+    .execute();
+  const versions = new Map<string, PassportVersionRef>(
+    current.map((v) => [v.product_id, { id: v.id, contentHash: v.content_hash, merkleRoot: v.merkle_root }]),
+  );
+  const claims = taken.map((c) => ({ ...c, passportVersion: versions.get(c.row.product_id) ?? null }));
+  await trx
+    .insertInto('print_attempts')
+    .values(claims.map((c) => row(c, c.passportVersion?.id ?? null)))
+    .execute();
+  return claims;
 }
 
 /**
