@@ -24,6 +24,19 @@ describe('Precedence', () => {
     expect(p.deferred).toBe(0);
   });
 
+  it('starts only the first of the deferrable operations a turn reads, the others one per later turn', async () => {
+    const p = new Precedence();
+    const ops = [deferrable(p), deferrable(p), deferrable(p)];
+    expect(ops.map((o) => o.started)).toEqual([true, false, false]);
+    await nextTurn();
+    expect(ops.map((o) => o.started)).toEqual([true, true, false]);
+    await nextTurn();
+    expect(ops.map((o) => o.started)).toEqual([true, true, true]);
+    // A later turn may again start one at once.
+    await nextTurn();
+    expect(deferrable(p).started).toBe(true);
+  });
+
   it('holds deferrable operations while a first-in-line one is in progress, and starts them after it', async () => {
     const p = new Precedence({ maxWaitMs: 60_000 });
     const endClaim = p.first();
@@ -57,8 +70,8 @@ describe('Precedence', () => {
   it('keeps at most `concurrency` deferrable operations in progress, the rest in arrival order', async () => {
     const p = new Precedence({ concurrency: 2 });
     const ops = [deferrable(p), deferrable(p), deferrable(p), deferrable(p)];
-    expect(ops.map((o) => o.started)).toEqual([true, true, false, false]);
     await turns(3);
+    expect(ops.map((o) => o.started)).toEqual([true, true, false, false]);
     expect(p.deferred).toBe(2);
     ops[1]!.end();
     await turns(2);

@@ -12,6 +12,11 @@
  * - none starts while a first-in-line operation (a claim) is in progress in this process;
  * - the waiting ones start in arrival order, one per turn of the event loop, so a claim that arrives
  *   meanwhile goes before the next;
+ * - of those that arrive together, only the first starts in the turn that read it: when the thread is
+ *   saturated, one turn of the event loop reads many requests at once, and starting every result among
+ *   them there made the turn last as long as all their work (up to a second on the benchmark's floor,
+ *   measured between two polls), while the claims that arrived meanwhile waited unread in their sockets for
+ *   the next turn, which grew as long again. Held to one, a turn stays short and claims are read in the next;
  * - one that waited `maxWaitMs` for claims starts anyway (still within `concurrency`), so a claim that hangs
  *   on a slow database delays results but never stops them.
  *
@@ -40,6 +45,8 @@ export interface PrecedenceOptions {
 export class Precedence {
   private firstInProgress = 0;
   private deferrableInProgress = 0;
+  /** A deferrable operation started in this turn of the event loop (cleared in its check phase). */
+  private startedThisTurn = false;
   private readonly waiting: Waiting[] = [];
   private scheduled: { immediate: NodeJS.Immediate } | { timeout: NodeJS.Timeout } | null = null;
   private readonly concurrency: number;
@@ -75,7 +82,9 @@ export class Precedence {
         }),
       );
     };
-    if (this.waiting.length === 0 && this.mayStart(this.now())) {
+    if (this.waiting.length === 0 && !this.startedThisTurn && this.mayStart(this.now())) {
+      this.startedThisTurn = true;
+      setImmediate(() => (this.startedThisTurn = false));
       begin();
       return;
     }
