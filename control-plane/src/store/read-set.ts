@@ -12,6 +12,7 @@
 import { CompiledQuery, SelectQueryNode } from 'kysely';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
+import { shiftParameters } from './write-set.js';
 
 /** PostgreSQL takes at most 65,535 parameters a statement; reads beyond this go one after another. */
 const MAX_PARAMETERS = 30_000;
@@ -43,15 +44,14 @@ export async function readTogether<Q extends Record<string, CompiledQuery<unknow
 
 /**
  * One statement: `select (select coalesce(json_agg(r0), '[]') from (<read>) as r0) as "jobs", ...`, each
- * read's `$n` moved past the parameters of the reads before it. Kysely's PostgreSQL compiler writes every
- * value as a parameter, so `$` followed by digits in its SQL is always one.
+ * read's `$n` moved past the parameters of the reads before it.
  */
 function together(entries: readonly [string, CompiledQuery<unknown>][]): CompiledQuery {
   const parameters: unknown[] = [];
   const columns = entries.map(([name, q], i) => {
     const offset = parameters.length;
     parameters.push(...q.parameters);
-    const text = q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const text = shiftParameters(q.sql, offset);
     return `(select coalesce(json_agg(r${i}), '[]'::json) from (${text}) as r${i}) as "${name}"`;
   });
   return CompiledQuery.raw(`select ${columns.join(', ')}`, parameters);

@@ -107,18 +107,26 @@ function byParameters<T extends { query: CompiledQuery }>(writes: readonly T[]):
 
 /**
  * One statement: `with w0 as (<write> returning 1), w1 as (...) select (select count(*) from w0) as w0, ...`,
- * each write's `$n` moved past the parameters of the writes before it. Kysely's PostgreSQL compiler writes
- * every value of a builder query as a parameter, so `$` followed by digits in its SQL is always one.
+ * each write's `$n` moved past the parameters of the writes before it ({@link shiftParameters}).
  */
 function together(queries: readonly CompiledQuery[]): CompiledQuery {
   const parameters: unknown[] = [];
   const ctes = queries.map((q, i) => {
     const offset = parameters.length;
     parameters.push(...q.parameters);
-    const text = q.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    const text = shiftParameters(q.sql, offset);
     const returning = (q.query as { returning?: unknown }).returning !== undefined;
     return `w${i} as (${text}${returning ? '' : ' returning 1'})`;
   });
   const counts = queries.map((_, i) => `(select count(*) from w${i})::int as w${i}`);
   return CompiledQuery.raw(`with ${ctes.join(', ')} select ${counts.join(', ')}`, parameters);
+}
+
+/**
+ * A statement's PostgreSQL parameters `$n` renumbered to follow `offset` others, for statements put together
+ * in one. Kysely's PostgreSQL compiler writes every value of a builder query as a parameter, so `$` followed
+ * by digits in its SQL is always one.
+ */
+export function shiftParameters(sql: string, offset: number): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }
