@@ -24,3 +24,20 @@ export async function openTestStore(dialect: DialectName): Promise<Store & { dro
     },
   };
 }
+
+/** A tenants row for store tests that insert one directly: `fields` overrides the defaults. */
+export function tenantRow(
+  id: string,
+  fields: Partial<{ name: string; tier: string; sandbox: number; sandbox_expires_at: string | null }> = {},
+) {
+  return {
+    id,
+    name: `Tenant ${id}`,
+    slug: `tenant-${id}`,
+    tier: 'free',
+    sandbox: 0,
+    sandbox_expires_at: null as string | null,
+    created_at: '2026-01-01T00:00:00.000Z',
+    ...fields,
+  };
+}

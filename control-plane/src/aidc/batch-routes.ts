@@ -21,9 +21,10 @@ import {
   toApiError,
   type Principal,
   type RouteDef,
+  nothingPublic,
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
-import { nothingPublic, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
+import { refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { reportResults } from './result-batch.js';
 import type { AidcRouteDeps } from './routes.js';
 

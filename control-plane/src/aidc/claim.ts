@@ -180,20 +180,6 @@ async function recordAttempts(
   claimedAt: string,
   taken: readonly TakenJob[],
 ): Promise<(TakenJob & { passportVersion: PassportVersionRef | null })[]> {
-  const row = (c: TakenJob, versionId: string | null) => ({
-    attempt_id: c.attemptId,
-    job_ref: c.row.job_ref,
-    tenant_id: tenantId,
-    device_id: deviceId,
-    printer: c.printer,
-    number: c.row.attempt_count,
-    envelope_jti: c.jti,
-    passport_version_id: versionId,
-    claimed_at: claimedAt,
-    state: 'CLAIMED',
-    ended_at: null,
-    failure_reason: null,
-  });
   if (dialect === 'postgres') {
     const values = taken.map(
       (c) =>
@@ -239,7 +225,22 @@ async function recordAttempts(
   const claims = taken.map((c) => ({ ...c, passportVersion: versions.get(c.row.product_id) ?? null }));
   await trx
     .insertInto('print_attempts')
-    .values(claims.map((c) => row(c, c.passportVersion?.id ?? null)))
+    .values(
+      claims.map((c) => ({
+        attempt_id: c.attemptId,
+        job_ref: c.row.job_ref,
+        tenant_id: tenantId,
+        device_id: deviceId,
+        printer: c.printer,
+        number: c.row.attempt_count,
+        envelope_jti: c.jti,
+        passport_version_id: c.passportVersion?.id ?? null,
+        claimed_at: claimedAt,
+        state: 'CLAIMED',
+        ended_at: null,
+        failure_reason: null,
+      })),
+    )
     .execute();
   return claims;
 }

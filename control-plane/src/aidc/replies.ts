@@ -46,9 +46,6 @@ export function sealedLabels(jobs: readonly JobView[]): PublicEffect {
   return jobs.filter((j) => j.state === 'SEALED').map((j) => ({ gtin: j.gtin, serial: j.serial }));
 }
 
-/** A print loop write that changes nothing the public is shown (a claim, a heartbeat). */
-export const nothingPublic = (): PublicEffect => [];
-
 export function reporterOf(principal: Principal): Reporter {
   return {
     type: principal.type,

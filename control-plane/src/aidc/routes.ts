@@ -23,11 +23,12 @@ import {
   type RouteDef,
   dataEnvelope,
   queryInt,
+  nothingPublic,
 } from '../http/index.js';
 import { aidcBatchRoutes } from './batch-routes.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
-import { nothingPublic, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
+import { refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { type ResultDeps, reportResult } from './result.js';
 
 const RefParam = z.object({ ref: JobRefSchema });

@@ -50,6 +50,9 @@ export interface PublicLabel {
  */
 export type PublicEffect = 'any' | readonly PublicLabel[];
 
+/** A route's `publicEffect` when its writes change nothing the public is shown (a claim, a token). */
+export const nothingPublic = (): PublicEffect => [];
+
 export interface StreamReply {
   status: number;
   stream: Readable;

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { z } from 'zod';
 import { TokenResponseSchema } from '@dpp/shared';
-import { publicRoute, type RouteDef } from '../http/index.js';
+import { nothingPublic, publicRoute, type RouteDef } from '../http/index.js';
 import type { TokenService } from './tokens.js';
 
 const TokenRequestSchema = z
@@ -44,8 +44,7 @@ export function oauthRoutes(deps: { tokens: TokenService }): RouteDef[] {
       method: 'post',
       path: '/api/v2/oauth/token',
       operationId: 'issueToken',
-      // A token is no public answer.
-      publicEffect: () => [],
+      publicEffect: nothingPublic,
       summary: 'OAuth 2.0 client credentials: device (private_key_jwt) or API client (id and secret) tokens',
       description:
         'Form-encoded (RFC 6749) or JSON. Devices send `client_assertion_type` = ' +

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { livePassport, publish } from '@dpp/testkit/passports';
+import { labelKey } from './cache.js';
 import {
   HttpPrintDevice,
   enrollTestDevice,
@@ -187,7 +188,7 @@ describe.each(testDialects())('public answers from the cache and the fast path (
       const sealNext = async () => {
         const [claimed] = await p.device.claimMany([{ name: 'zebra-1', count: 1 }]);
         await p.device.sealMany([claimed!]);
-        const label = `${p.gtin.padStart(14, '0')} ${claimed!.job.serial}`;
+        const label = labelKey({ gtin: p.gtin, serial: claimed!.job.serial });
         await vi.waitFor(() => expect(dropLabels).toHaveBeenCalledWith([label]), { timeout: 10_000 });
         return claimed!.job.serial;
       };

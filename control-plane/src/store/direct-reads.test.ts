@@ -1,18 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore, testDialects } from '@dpp/testkit';
+import { openTestStore, tenantRow, testDialects } from '@dpp/testkit';
 import type { Db } from './database.js';
 import { directReads } from './direct-reads.js';
 import { UnitOfWorkViolation } from './unit-of-work.js';
-
-const tenant = (id: string) => ({
-  id,
-  name: `Tenant ${id}`,
-  slug: `tenant-${id}`,
-  tier: 'free',
-  sandbox: 0,
-  sandbox_expires_at: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-});
 
 const namesOf = (db: Db, id: string) =>
   db.selectFrom('tenants').select(['id', 'name']).where('id', '=', id).compile();
@@ -28,7 +18,7 @@ describe.each(testDialects())('reads straight on the driver (%s)', (dialect) => 
     const store = await openTestStore(dialect);
     drop = store.drop;
     const { db } = store;
-    await db.insertInto('tenants').values(tenant('a')).execute();
+    await db.insertInto('tenants').values(tenantRow('a')).execute();
     const query = namesOf(db, 'a');
     const reads = directReads(db)!;
     const rows = await reads.all(query.sql, query.parameters);
@@ -54,7 +44,7 @@ describe.each(testDialects())('reads straight on the driver (%s)', (dialect) => 
       let inserted!: () => void;
       const insertedRow = new Promise<void>((r) => (inserted = r));
       const transaction = db.transaction().execute(async (trx) => {
-        await trx.insertInto('tenants').values(tenant('b')).execute();
+        await trx.insertInto('tenants').values(tenantRow('b')).execute();
         inserted();
         await committing;
       });

@@ -1,17 +1,7 @@
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore, testDialects } from '@dpp/testkit';
+import { openTestStore, tenantRow, testDialects } from '@dpp/testkit';
 import { readTogether } from './read-set.js';
-
-const tenant = (id: string, sandbox: number, expires: string | null) => ({
-  id,
-  name: `Tenant ${id}`,
-  slug: `tenant-${id}`,
-  tier: 'free',
-  sandbox,
-  sandbox_expires_at: expires,
-  created_at: '2026-01-01T00:00:00.000Z',
-});
 
 describe.each(testDialects())('reads sent together (%s)', (dialect) => {
   let drop: (() => Promise<void>) | undefined;
@@ -26,7 +16,11 @@ describe.each(testDialects())('reads sent together (%s)', (dialect) => {
     const { db } = store;
     await db
       .insertInto('tenants')
-      .values([tenant('a', 0, null), tenant('b', 1, '2026-02-01T00:00:00.000Z'), tenant('c', 0, null)])
+      .values([
+        tenantRow('a'),
+        tenantRow('b', { sandbox: 1, sandbox_expires_at: '2026-02-01T00:00:00.000Z' }),
+        tenantRow('c'),
+      ])
       .execute();
     const reads = {
       some: db.selectFrom('tenants').selectAll().where('id', 'in', ['a', 'b']).compile(),

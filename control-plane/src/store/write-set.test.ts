@@ -1,17 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore, testDialects } from '@dpp/testkit';
+import { openTestStore, tenantRow, testDialects } from '@dpp/testkit';
 import type { Db } from './database.js';
 import { WriteSet, WriteSetMismatch } from './write-set.js';
-
-const tenant = (id: string, name = `Tenant ${id}`) => ({
-  id,
-  name,
-  slug: `tenant-${id}`,
-  tier: 'free',
-  sandbox: 0,
-  sandbox_expires_at: null,
-  created_at: '2026-01-01T00:00:00.000Z',
-});
 
 const audit = (tenantId: string, n: number) => ({
   id: `audit-${tenantId}-${n}`,
@@ -60,17 +50,20 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     const { db } = store;
     await db
       .insertInto('tenants')
-      .values([tenant('a'), tenant('b'), tenant('c')])
+      .values([tenantRow('a'), tenantRow('b'), tenantRow('c')])
       .execute();
     await db.transaction().execute(async (trx) => {
       const writes = new WriteSet()
-        .add(trx.insertInto('tenants').values([tenant('d'), tenant('e')]), { rows: 2, otherwise: 'no twin' })
+        .add(trx.insertInto('tenants').values([tenantRow('d'), tenantRow('e')]), {
+          rows: 2,
+          otherwise: 'no twin',
+        })
         .add(trx.updateTable('tenants').set({ name: 'Renamed' }).where('id', 'in', ['a', 'b']), {
           rows: 2,
           otherwise: 'a and b are there',
         })
         .add(trx.deleteFrom('tenants').where('id', '=', 'c'))
-        .add(trx.insertInto('tenants').values(tenant('f')))
+        .add(trx.insertInto('tenants').values(tenantRow('f')))
         .add(trx.insertInto('audit_log').values([audit('f', 1), audit('f', 2)]))
         // A row and a row with a foreign key to it, in one set.
         .add(trx.insertInto('epcis_events').values(epcisEvent('f', 'ev-1')))
@@ -100,16 +93,16 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     const { db } = store;
     await db
       .insertInto('tenants')
-      .values([tenant('a'), tenant('b')])
+      .values([tenantRow('a'), tenantRow('b')])
       .execute();
     const failed = db.transaction().execute(async (trx) => {
       const writes = new WriteSet()
-        .add(trx.insertInto('tenants').values(tenant('x')))
+        .add(trx.insertInto('tenants').values(tenantRow('x')))
         // b is there already: the insert that must insert one row inserts none.
         .add(
           trx
             .insertInto('tenants')
-            .values([tenant('b', 'Twin')])
+            .values([tenantRow('b', { name: 'Twin' })])
             .onConflict((oc) => oc.column('id').doNothing()),
           { rows: 1, otherwise: 'a twin came first' },
         )
@@ -125,7 +118,7 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     const store = await openTestStore(dialect);
     drop = store.drop;
     const { db } = store;
-    await db.insertInto('tenants').values(tenant('t')).execute();
+    await db.insertInto('tenants').values(tenantRow('t')).execute();
     // 10 columns a row: 40 INSERTs of 100 rows are 40,000 parameters, past one statement's share.
     await db.transaction().execute(async (trx) => {
       const writes = new WriteSet();
