@@ -521,12 +521,13 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     jobRef: string,
     items: Parameters<HttpPrintDevice['results']>[0],
     move: (writer: pg.Client) => Promise<void>,
+    lock = 'select job_ref from print_jobs where job_ref = $1 for update',
   ): Promise<Awaited<ReturnType<HttpPrintDevice['results']>>> {
     const writer = new pg.Client({ connectionString: t.databaseUrl! });
     await writer.connect();
     try {
       await writer.query('begin');
-      await writer.query('select job_ref from print_jobs where job_ref = $1 for update', [jobRef]);
+      await writer.query(lock, [jobRef]);
       const { rows } = await writer.query<{ pid: number }>('select pg_backend_pid() as pid');
       const pending = dev.results(items);
       for (;;) {
@@ -594,6 +595,72 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(sb.evidence).toEqual([]);
     expect(await audited(a!.jobRef)).toHaveLength(6);
     expect(await audited(b!.jobRef)).toHaveLength(1);
+  });
+
+  it('commissions a serial once when a report prints it while the batch that seals its job runs', async () => {
+    await queue(2);
+    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    const steps = [await dev.steps(a!), await dev.steps(b!)];
+    const items = [a!, b!].flatMap((c, i) =>
+      steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
+    );
+    const { db } = t.cp.store;
+    const job = await db
+      .selectFrom('print_jobs')
+      .select(['tenant_id', 'serial'])
+      .where('job_ref', '=', a!.jobRef)
+      .executeTakeFirstOrThrow();
+    const printedByReport = (trx: typeof db) =>
+      trx
+        .updateTable('carrier_serials')
+        .set({ print_status: 'printed', print_source: 'api', print_reported_at: new Date().toISOString() })
+        .where('tenant_id', '=', job.tenant_id)
+        .where('serial', '=', job.serial)
+        .execute();
+    let pending: ReturnType<HttpPrintDevice['results']> | undefined;
+    if (dialect === 'postgres') {
+      // Another report holds a's serial: the batch reads it unprinted, checks its results, and waits at the
+      // serial's guarded UPDATE; then the report prints it and commits. Written from the read, the seal would
+      // commission the serial a second time.
+      pending = whileBatchWaitsFor(
+        a!.jobRef,
+        items,
+        async (writer) => {
+          await writer.query(
+            "update carrier_serials set print_status = 'printed', print_source = 'api' where (tenant_id, serial) = (select tenant_id, serial from print_jobs where job_ref = $1)",
+            [a!.jobRef],
+          );
+        },
+        'select 1 from carrier_serials where (tenant_id, serial) = (select tenant_id, serial from print_jobs where job_ref = $1) for update',
+      );
+    } else {
+      // SQLite has one writer: the batch waits for the report's transaction and reads the serial printed.
+      await db.transaction().execute(async (trx) => {
+        pending = dev.results(items);
+        await printedByReport(trx);
+      });
+    }
+    const r = await pending!;
+    expect(r.status, r.text).toBe(200);
+    expect((r.body.data as { status: number }[]).every((o) => o.status === 200)).toBe(true);
+    await expectSealed(a!.jobRef);
+    await expectSealed(b!.jobRef);
+    const receipts = await db
+      .selectFrom('seal_receipts')
+      .select(['job_ref', 'epcis_event_id'])
+      .where('job_ref', 'in', [a!.jobRef, b!.jobRef])
+      .execute();
+    const eventOf = new Map(receipts.map((x) => [x.job_ref, x.epcis_event_id]));
+    // a's serial was printed before its seal: no commissioning event of its own; b's has one.
+    expect(eventOf.get(a!.jobRef)).toBeNull();
+    expect(eventOf.get(b!.jobRef)).toEqual(expect.any(String));
+    const serialA = await db
+      .selectFrom('carrier_serials')
+      .select(['print_status', 'print_source'])
+      .where('tenant_id', '=', job.tenant_id)
+      .where('serial', '=', job.serial)
+      .executeTakeFirstOrThrow();
+    expect(serialA).toEqual({ print_status: 'printed', print_source: 'aidc' });
   });
 
   it.runIf(dialect === 'postgres')(

@@ -1,5 +1,6 @@
 import type { LabelEpc } from '@dpp/shared';
-import type { Db, WriteSet } from '../store/index.js';
+import type { CompiledQuery, SelectQueryBuilder } from 'kysely';
+import type { Database, Db, WriteSet } from '../store/index.js';
 
 /** A serial allocated by the carriers domain, with what a label needs. */
 export interface AllocatedSerial {
@@ -28,6 +29,9 @@ export interface CommissioningRef {
   sha256: string;
 }
 
+/** The rows {@link PrintLoopPort.serialsRead} read, handed back as they came. */
+export type SerialRead = readonly object[];
+
 /**
  * What the AIDC domain needs from the print loop (carriers) and passports, wired in the composition root
  * so the domains stay independent. Every write runs in the caller's transaction.
@@ -54,7 +58,18 @@ export interface PrintLoopPort {
     db: Db,
     outcomes: readonly PrintOutcome[],
     writes?: WriteSet,
+    serials?: SerialRead,
   ): Promise<(CommissioningRef | null)[]>;
+  /**
+   * The read of the serials a subquery names (the serials of the jobs a batch seals), for the caller's read
+   * set. Its rows, handed back to {@link confirmPrinted} with a write set, stand for its own locked lookup:
+   * its writes are then guarded by what was read, and join the set.
+   */
+  serialsRead(
+    db: Db,
+    tenantId: string,
+    serials: SelectQueryBuilder<Database, keyof Database, { serial: string }>,
+  ): CompiledQuery<object>;
   /** DEAD_LETTER: metadata.print = failed (the serial joins the re-print file), print.failed queued. */
   confirmFailed(db: Db, outcome: PrintOutcome & { reason: string }): Promise<void>;
 }

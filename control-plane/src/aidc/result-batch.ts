@@ -17,10 +17,12 @@ import {
   deleteExpiredIdempotencyKeys,
   idempotencyKeysQuery,
   completedIdempotencyKeyInserts,
+  isPostgres,
   readTogether,
   WriteSet,
 } from '../store/index.js';
 import { type JobView, jobView } from './model.js';
+import type { PrintLoopPort, SerialRead } from './port.js';
 import {
   type BundleSignature,
   type Reporter,
@@ -51,17 +53,23 @@ export interface BatchedResult {
 export type BatchedOutcome = ({ ok: true } & ResultOutcome) | { ok: false; error: unknown };
 
 /**
- * Applies results that happen together in order, in one transaction: each one exactly as
- * {@link reportResult} would (its own checks, guarded transition, evidence, audit entry and
- * Idempotency-Key); a refused result writes nothing and the others still apply; a later result of the same
- * job sees the earlier ones. What commits is what each answer says. A database failure of the whole (not
- * of one result) fails the batch: nothing of it committed, so all of it may be sent again.
+ * Applies results that happen together in order: each one exactly as {@link reportResult} would (its own
+ * checks, guarded transition, evidence, audit entry and Idempotency-Key); a refused result writes nothing
+ * and the others still apply; a later result of the same job sees the earlier ones. What commits is what each
+ * answer says. A database failure of the whole (not of one result) fails the batch: nothing of it committed,
+ * so all of it may be sent again.
  *
- * The checks run against rows read at the start of the transaction, and the writes go out set-wise, each
- * job's one guarded UPDATE naming the state, attempt and live lease the checks saw. When a write finds the
- * database other than read (another writer moved a job, or a twin kept one of the keys, on PostgreSQL) or
- * fails, its transaction is rolled back and the batch is applied again result by result in a new one, as the
- * single route would, so the answers never rest on the rows read at the start being fresh.
+ * The checks run against rows read at the start, and the writes go out set-wise, each job's one guarded
+ * UPDATE naming the state, attempt and live lease the checks saw, and the seal's serials the print_status
+ * read. When a write finds the database other than read (another writer moved a job, reported a serial,
+ * or a twin kept one of the keys) or fails, nothing of the writes stands and the batch is applied again
+ * result by result in a transaction, as the single route would, so the answers never rest on the rows read
+ * at the start being fresh.
+ *
+ * On SQLite the reads and the writes share one transaction. On PostgreSQL, where each is a round trip,
+ * the reads are one statement (one snapshot) and the writes, when they fit one, another that stands alone
+ * (store/write-set.ts `flushAlone`): a transaction around them would add BEGIN and COMMIT and hold nothing
+ * the guards do not already check (READ COMMITTED locks no row that is only read).
  */
 export async function reportResults(
   deps: ResultDeps,
@@ -73,51 +81,45 @@ export async function reportResults(
   const signatures = bundleSignatures(principal, batch);
   // The checks keep the evidence as parsed; a batch applied again result by result starts from the request.
   const sent = batch.map((b) => b.input.evidence);
-  const outcomes = await deps.db
-    .transaction()
-    .execute(async (trx) => {
-      const records = await BatchRecords.read(trx, principal, batch);
-      const writes = new BatchWrites(principal, correlationId, iso);
-      const out: BatchedOutcome[] = [];
-      for (const item of batch) {
-        try {
-          const key = item.idempotency;
-          const earlier = key.answerIn(records.keyRow(key.ref));
-          if (earlier) {
-            out.push({ ok: true, job: earlier, replayed: true });
-            continue;
-          }
-          const job = await checkResult(
-            records,
-            principal,
-            item.jobRef,
-            item.input,
-            iso,
-            signatures.get(item),
-          );
-          out.push({ ok: true, job: writes.accept(records, job, item), replayed: false });
-        } catch (err) {
-          // The single route's second look at the key finds the row read above: a refusal stays one.
-          out.push({ ok: false, error: err });
-        }
-      }
-      if (writes.empty) return out;
+  const setWise = async (db: Db, alone: boolean): Promise<BatchedOutcome[]> => {
+    const records = await BatchRecords.read(db, deps.port, principal, batch);
+    const writes = new BatchWrites(principal, correlationId, iso);
+    const out: BatchedOutcome[] = [];
+    for (const item of batch) {
       try {
-        await writes.flush(trx, deps, records);
+        const key = item.idempotency;
+        const earlier = key.answerIn(records.keyRow(key.ref));
+        if (earlier) {
+          out.push({ ok: true, job: earlier, replayed: true });
+          continue;
+        }
+        const job = await checkResult(records, principal, item.jobRef, item.input, iso, signatures.get(item));
+        out.push({ ok: true, job: writes.accept(records, job, item), replayed: false });
       } catch (err) {
-        throw new SetWiseFailed(err);
+        // The single route's second look at the key finds the row read above: a refusal stays one.
+        out.push({ ok: false, error: err });
       }
-      return out;
-    })
-    .catch((err: unknown) => {
-      if (!(err instanceof SetWiseFailed)) throw err;
-      // The transaction is rolled back whole (no savepoint to keep it: two round trips a batch on PostgreSQL),
-      // and the batch is applied again result by result in a new one, from the request as sent.
-      batch.forEach((b, i) => (b.input.evidence = sent[i]!));
-      return deps.db
-        .transaction()
-        .execute((trx) => applyOneByOne(trx, deps, principal, batch, correlationId, iso, signatures));
-    });
+    }
+    if (writes.empty) return out;
+    try {
+      await writes.flush(db, deps, records, alone);
+    } catch (err) {
+      throw new SetWiseFailed(err);
+    }
+    return out;
+  };
+  const outcomes = await (
+    isPostgres(deps.db) ? setWise(deps.db, true) : deps.db.transaction().execute((trx) => setWise(trx, false))
+  ).catch((err: unknown) => {
+    if (!(err instanceof SetWiseFailed)) throw err;
+    // Nothing of the writes stood (the transaction is rolled back whole, with no savepoint to keep it: two
+    // round trips a batch; or the one statement failed), and the batch is applied again result by result in
+    // a new transaction, from the request as sent.
+    batch.forEach((b, i) => (b.input.evidence = sent[i]!));
+    return deps.db
+      .transaction()
+      .execute((trx) => applyOneByOne(trx, deps, principal, batch, correlationId, iso, signatures));
+  });
   if (outcomes.some((o) => o.ok && !o.replayed && o.job.state === 'SEALED')) deps.onSealed?.();
   return outcomes;
 }
@@ -237,6 +239,8 @@ class BatchRecords implements ResultReads {
     private readonly keys: Map<string, IdempotencyKeyTable>,
     private readonly devices: Map<string, Promise<Awaited<ReturnType<ResultReads['device']>>>>,
     private readonly versions: Map<string, Promise<Awaited<ReturnType<ResultReads['passportVersion']>>>>,
+    /** The serials of the jobs the batch may seal, as the carriers domain read them (none without SEALED). */
+    readonly serials: SerialRead,
   ) {}
 
   /**
@@ -244,8 +248,14 @@ class BatchRecords implements ResultReads {
    * twin's change seen in a job is seen in its key too (and the job's guarded UPDATE catches any change
    * after).
    */
-  static async read(trx: Db, principal: Reporter, batch: readonly BatchedResult[]): Promise<BatchRecords> {
+  static async read(
+    trx: Db,
+    port: PrintLoopPort,
+    principal: Reporter,
+    batch: readonly BatchedResult[],
+  ): Promise<BatchRecords> {
     const jobRefs = [...new Set(batch.map((b) => b.jobRef))];
+    const sealingRefs = [...new Set(batch.filter((b) => b.input.status === 'SEALED').map((b) => b.jobRef))];
     // The attempts the batch names, whose evidence is read with them.
     const named = new Set(batch.map((b) => b.input.attempt_id));
     const owners = byOwner(batch.map((b) => b.idempotency.ref));
@@ -278,6 +288,20 @@ class BatchRecords implements ResultReads {
         ])
         .where('a.job_ref', 'in', jobRefs)
         .compile(),
+      // For SEALED, the serials the seal reports printed (their print_status decides the commissioning).
+      ...(sealingRefs.length > 0
+        ? {
+            serials: port.serialsRead(
+              trx,
+              principal.tenantId,
+              trx
+                .selectFrom('print_jobs')
+                .select('serial')
+                .where('job_ref', 'in', sealingRefs)
+                .where('tenant_id', '=', principal.tenantId),
+            ),
+          }
+        : {}),
       // For SEALED, the reporting device's key (the versions came with the attempts).
       ...(sealing
         ? {
@@ -336,6 +360,7 @@ class BatchRecords implements ResultReads {
       keys,
       devices,
       versions,
+      (read.serials as SerialRead | undefined) ?? [],
     );
   }
 
@@ -449,9 +474,10 @@ class BatchWrites {
   /**
    * Writes everything: each job's one guarded UPDATE to its last state (one statement for jobs with the same
    * change), then the keys, the evidence, the attempts, SEALED's side effects and the audit entries, each for
-   * all results at once. Throws when a job or a key is no longer as read.
+   * all results at once. Throws when a job, a serial or a key is no longer as read. `alone`: `trx` is the
+   * root handle, and the writes are a unit of their own (one statement when they fit it).
    */
-  async flush(trx: Db, deps: ResultDeps, records: BatchRecords): Promise<void> {
+  async flush(trx: Db, deps: ResultDeps, records: BatchRecords, alone: boolean): Promise<void> {
     // What none of the rest reads goes in one write set (one statement on PostgreSQL).
     const writes = new WriteSet();
     // SEALED's side effects first: they read and write the jobs' serials (at once), and the receipts need
@@ -459,7 +485,7 @@ class BatchWrites {
     const receipts: Omit<SealReceiptTable, 'leaf_index'>[] = [];
     if (this.sealed.length > 0) {
       const outcomes = this.sealed.map(({ job }) => sealOutcome(job, this.iso, this.correlationId));
-      const events = await deps.port.confirmPrinted(trx, outcomes, writes);
+      const events = await deps.port.confirmPrinted(trx, outcomes, writes, records.serials);
       receipts.push(
         ...(await Promise.all(
           this.sealed.map(async ({ job, input }, i) => {
@@ -468,13 +494,6 @@ class BatchWrites {
           }),
         )),
       );
-    }
-    // A key that expired goes before its new answer is kept (one write set may not change a row twice).
-    if (this.expired.length > 0) {
-      const now = this.keys.map((k) => k.created_at).reduce((a, b) => (a > b ? a : b));
-      for (const { owner, keys } of byOwner(this.expired)) {
-        await deleteExpiredIdempotencyKeys(trx, owner, keys, now);
-      }
     }
     // Jobs whose results change the same columns to the same values (in a batch, most end SEALED at the
     // same instant) move with one UPDATE, each still guarded by its own attempt and the state its checks saw.
@@ -523,6 +542,20 @@ class BatchWrites {
     }
     if (receipts.length > 0) writes.add(trx.insertInto('seal_receipts').values(receipts));
     addAudits(writes, trx, this.audits);
+    // A key that expired goes before its new answer is kept (one write set may not change a row twice), so
+    // then the set shares a transaction with that DELETE.
+    if (this.expired.length === 0 && alone) await writes.flushAlone(trx);
+    else if (alone) await trx.transaction().execute((unit) => this.deleteExpiredThen(unit, writes));
+    else await this.deleteExpiredThen(trx, writes);
+  }
+
+  private async deleteExpiredThen(trx: Db, writes: WriteSet): Promise<void> {
+    if (this.expired.length > 0) {
+      const now = this.keys.map((k) => k.created_at).reduce((a, b) => (a > b ? a : b));
+      for (const { owner, keys } of byOwner(this.expired)) {
+        await deleteExpiredIdempotencyKeys(trx, owner, keys, now);
+      }
+    }
     await writes.flush(trx);
   }
 }

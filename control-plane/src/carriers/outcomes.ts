@@ -5,12 +5,13 @@
 import { isValidGs1Serial, sgtinPureIdentityUri } from '@dpp/shared';
 import { type EpcisEvent, commissioningEvent, recordEpcisEvents } from '../epcis/index.js';
 import { type DomainEvent, recordEvents } from '../events/index.js';
-import type { Db } from '../store/index.js';
+import type { Db, WriteSet } from '../store/index.js';
 import { FAILED_CHUNK_SIZE, type OutcomeSource, type PrintStatus } from './model.js';
 import {
   lookupSerials,
   lookupSerialsByText,
   type PrintRow,
+  printWrite,
   type SerialRow,
   type SharedPrintColumns,
   writePrint,
@@ -81,14 +82,28 @@ export async function applyOutcomes(
 }
 
 /**
+ * Serials a caller read already, unlocked ({@link serialRowsQuery}), and the write set their UPDATEs join:
+ * each UPDATE is then guarded by the print_status read and expects every row it names to change, so a
+ * serial reported meanwhile fails the set instead of being commissioned twice.
+ */
+export interface ReadSerials {
+  known: ReadonlyMap<string, SerialRow>;
+  writes: WriteSet;
+}
+
+/**
  * Several reports of one tenant, each applied as {@link applyOutcomes} applies it (its own reportRef on
  * its serials, its own written and unknown), with one lookup of their serials and one UPDATE per
  * distinct (status, reason, reportedAt, source) for them all, 500 serials a statement at most: a batch
  * of print-job results seals many jobs, each its own report of one serial. When reports share a serial
  * they are applied one after another, so the later one wins and its `previous` is the earlier one's
- * outcome.
+ * outcome. With `read`, the serials are those already read and the UPDATEs join its write set.
  */
-export async function applyReports(trx: Db, reports: readonly Report[]): Promise<AppliedOutcomes[]> {
+export async function applyReports(
+  trx: Db,
+  reports: readonly Report[],
+  read?: ReadSerials,
+): Promise<AppliedOutcomes[]> {
   if (reports.length === 0) return [];
   // Map.set keeps a key's first position and takes its last value: last write wins, stable order.
   const lasts = reports.map(({ results }) => {
@@ -98,12 +113,14 @@ export async function applyReports(trx: Db, reports: readonly Report[]): Promise
   });
   const serials = new Set(lasts.flatMap((last) => [...last.keys()]));
   if (serials.size < lasts.reduce((n, last) => n + last.size, 0)) {
+    // A write set changes a row once: reports that share a serial are for the locking path.
+    if (read) throw new Error('reports that share a serial cannot be written as one set');
     const applied: AppliedOutcomes[] = [];
     for (const report of reports) applied.push(...(await applyReports(trx, [report])));
     return applied;
   }
   const { tenantId } = reports[0]!.meta;
-  const known = await lookupKnown(trx, tenantId, [...serials]);
+  const known = read?.known ?? (await lookupKnown(trx, tenantId, [...serials]));
 
   const applied: AppliedOutcomes[] = [];
   // One UPDATE per distinct (status, reason, reportedAt, source); each row carries its device and report.
@@ -135,7 +152,12 @@ export async function applyReports(trx: Db, reports: readonly Report[]): Promise
         print_source: meta.source,
       };
       const group = groups.get(key) ?? { set, rows: [] };
-      group.rows.push({ seq: Number(row.seq), deviceId: r.deviceId ?? null, reportRef: meta.reportRef });
+      group.rows.push({
+        seq: Number(row.seq),
+        deviceId: r.deviceId ?? null,
+        reportRef: meta.reportRef,
+        ...(read ? { previous: row.print_status } : {}),
+      });
       groups.set(key, group);
     }
     applied.push({ written, unknown });
@@ -143,7 +165,12 @@ export async function applyReports(trx: Db, reports: readonly Report[]): Promise
   for (const { set, rows } of groups.values()) {
     for (let i = 0; i < rows.length; i += LOOKUP_CHUNK) {
       const chunk = rows.slice(i, i + LOOKUP_CHUNK).sort((a, b) => a.seq - b.seq);
-      await writePrint(trx, tenantId, chunk, set);
+      if (read) {
+        read.writes.addRaw(printWrite(trx, tenantId, chunk, set), {
+          rows: chunk.length,
+          otherwise: 'a serial of the set was reported since it was read',
+        });
+      } else await writePrint(trx, tenantId, chunk, set);
     }
   }
   return applied;

@@ -1,14 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { type EpcScheme, canonicalJson, isValidGtin, labelProofPath, normalizeGtin } from '@dpp/shared';
-import type { AllocatedSerial, CommissioningRef, PrintLoopPort, PrintOutcome } from '../aidc/port.js';
+import type {
+  AllocatedSerial,
+  CommissioningRef,
+  PrintLoopPort,
+  PrintOutcome,
+  SerialRead,
+} from '../aidc/port.js';
 import { recordEpcisEvents } from '../epcis/index.js';
 import { recordEvents } from '../events/index.js';
 import { markProductInPrintLoop } from '../products/index.js';
 import type { Db, WriteSet } from '../store/index.js';
 import { labelCodes } from './codes.js';
+import { type SerialRow, serialRowsQuery } from './serial-rows.js';
 import type { PrintStatus } from './model.js';
 import {
   applyReports,
+  type ReadSerials,
   commissioningOf,
   planPrintEvents,
   printEvents,
@@ -55,6 +63,7 @@ async function applyJobOutcomes(
   outcomes: readonly PrintOutcome[],
   status: PrintStatus,
   reason: string | null,
+  read?: ReadSerials,
 ): Promise<{ meta: ReportMeta; written: WrittenOutcome[] }[]> {
   const reports = outcomes.map((outcome) => ({
     meta: { tenantId: outcome.tenantId, reportRef: randomUUID(), source: 'aidc' as const, at: outcome.at },
@@ -68,7 +77,7 @@ async function applyJobOutcomes(
       },
     ],
   }));
-  const applied = await applyReports(db, reports);
+  const applied = await applyReports(db, reports, read);
   return applied.map(({ written, unknown }, i) => {
     const outcome = outcomes[i]!;
     if (unknown.length > 0) {
@@ -87,14 +96,21 @@ async function applyJobOutcomes(
  * event fails the transition: the job's terminal state, metadata.print and the event commit together
  * (DESIGN.md). Jobs of one tenant sealed at one instant (a batch of results) share the lookup and the
  * UPDATE of their serials, the INSERTs of their EPCIS events and domain events and the read of the events
- * back; each job's report stays its own.
+ * back; each job's report stays its own. With `serials` (read by {@link serialRowsQuery} in the caller's read
+ * set) and `writes`, the serials are not looked up again and their UPDATE joins the set, guarded by the
+ * print_status read.
  */
 async function confirmPrinted(
   db: Db,
   outcomes: readonly PrintOutcome[],
   publicBaseUrl: string,
   writes?: WriteSet,
+  serials?: SerialRead,
 ): Promise<(CommissioningRef | null)[]> {
+  const read: ReadSerials | undefined =
+    writes && serials
+      ? { writes, known: new Map((serials as SerialRow[]).map((r) => [r.serial, r])) }
+      : undefined;
   const together = new Map<string, PrintOutcome[]>();
   for (const o of outcomes) {
     const at = `${o.tenantId}\n${o.at}`;
@@ -102,7 +118,7 @@ async function confirmPrinted(
   }
   const refs = new Map<PrintOutcome, CommissioningRef | null>();
   for (const group of together.values()) {
-    const confirmed = await confirmPrintedTogether(db, group, publicBaseUrl, writes);
+    const confirmed = await confirmPrintedTogether(db, group, publicBaseUrl, writes, read);
     group.forEach((o, i) => refs.set(o, confirmed[i]!));
   }
   return outcomes.map((o) => refs.get(o)!);
@@ -114,9 +130,10 @@ async function confirmPrintedTogether(
   outcomes: readonly PrintOutcome[],
   publicBaseUrl: string,
   writes: WriteSet | undefined,
+  read: ReadSerials | undefined,
 ): Promise<(CommissioningRef | null)[]> {
   const { tenantId, at } = outcomes[0]!;
-  const reports = (await applyJobOutcomes(db, outcomes, 'printed', null)).map((applied, i) => ({
+  const reports = (await applyJobOutcomes(db, outcomes, 'printed', null, read)).map((applied, i) => ({
     outcome: outcomes[i]!,
     ...applied,
   }));
@@ -177,7 +194,9 @@ export function carriersPrintLoop(deps: { publicBaseUrl: string }): Omit<PrintLo
     markInPrintLoop: async (db, tenantId, productId) => {
       await markProductInPrintLoop(db, tenantId, productId);
     },
-    confirmPrinted: (db, outcomes, writes) => confirmPrinted(db, outcomes, deps.publicBaseUrl, writes),
+    confirmPrinted: (db, outcomes, writes, serials) =>
+      confirmPrinted(db, outcomes, deps.publicBaseUrl, writes, serials),
+    serialsRead: serialRowsQuery,
     confirmFailed,
   };
 }

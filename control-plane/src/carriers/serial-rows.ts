@@ -6,8 +6,8 @@
  * slower on a million serials. SQLite always probes the index for an IN list and for a join with a VALUES
  * list.
  */
-import { sql } from 'kysely';
-import type { Db } from '../store/index.js';
+import { type CompiledQuery, type SelectQueryBuilder, sql } from 'kysely';
+import type { Database, Db } from '../store/index.js';
 import { isPostgres } from '../store/index.js';
 
 export interface SerialRow {
@@ -85,6 +85,26 @@ export async function lookupSerialsByText(
   return q.execute();
 }
 
+/**
+ * The tenant's rows of the serials a subquery names, by the primary key (tenant_id, serial), as one read
+ * among others (store/read-set.ts): the caller reads them in the same round trip as what names them. The
+ * rows are not locked, so a write that depends on their print_status is guarded by it
+ * ({@link printWrite} with `previous` on each row).
+ */
+export function serialRowsQuery(
+  db: Db,
+  tenantId: string,
+  serials: SelectQueryBuilder<Database, keyof Database, { serial: string }>,
+): CompiledQuery<SerialRow> {
+  return db
+    .selectFrom('carrier_serials as s')
+    .innerJoin('products as p', 'p.id', 's.product_id')
+    .select(SERIAL_ROW_COLUMNS)
+    .where('s.tenant_id', '=', tenantId)
+    .where('s.serial', 'in', serials)
+    .compile();
+}
+
 /** What the serials of one UPDATE share of metadata.print. */
 export interface SharedPrintColumns {
   print_status: string;
@@ -98,6 +118,11 @@ export interface PrintRow {
   seq: number;
   deviceId: string | null;
   reportRef: string;
+  /**
+   * The print_status the report read, when it read it without a lock: the row is written only if it still
+   * has it (the caller checks the count).
+   */
+  previous?: string | null;
 }
 
 /**
@@ -111,8 +136,24 @@ export async function writePrint(
   set: SharedPrintColumns,
 ): Promise<void> {
   if (rows.length === 0) return;
+  await trx.executeQuery(printWrite(trx, tenantId, rows, set));
+}
+
+/**
+ * The UPDATE of {@link writePrint}, for a write set. Rows that carry `previous` are written only while their
+ * print_status is still that (all of them or none: they come from one read); the statement then changes
+ * fewer rows than it names when one moved, which the caller's expectation catches.
+ */
+export function printWrite(
+  trx: Db,
+  tenantId: string,
+  rows: readonly PrintRow[],
+  set: SharedPrintColumns,
+): CompiledQuery {
+  const guarded = rows.some((r) => r.previous !== undefined);
   if (isPostgres(trx)) {
-    await sql`
+    const still = guarded ? sql`and print_status is not distinct from u.previous` : sql``;
+    return sql`
       update carrier_serials c set
         print_status = ${set.print_status}, print_reason = ${set.print_reason},
         print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
@@ -121,21 +162,21 @@ export async function writePrint(
         select t.ctid, u.device_id, u.report_ref
         from unnest(
           ${rows.map((r) => r.seq)}::bigint[], ${rows.map((r) => r.deviceId)}::text[],
-          ${rows.map((r) => r.reportRef)}::text[]
-        ) as u(seq, device_id, report_ref)
+          ${rows.map((r) => r.reportRef)}::text[], ${rows.map((r) => r.previous ?? null)}::text[]
+        ) as u(seq, device_id, report_ref, previous)
         cross join lateral (
-          select ctid from carrier_serials where tenant_id = ${tenantId} and seq = u.seq limit 1
+          select ctid from carrier_serials where tenant_id = ${tenantId} and seq = u.seq ${still} limit 1
         ) t
       ) x
-      where c.ctid = x.ctid`.execute(trx);
-    return;
+      where c.ctid = x.ctid`.compile(trx);
   }
-  // A VALUES list names its columns column1, column2, ...: (seq, device, report) of each row.
-  await sql`
+  // A VALUES list names its columns column1, column2, ...: (seq, device, report, previous) of each row.
+  const still = guarded ? sql`and carrier_serials.print_status is x.column4` : sql``;
+  return sql`
     update carrier_serials set
       print_status = ${set.print_status}, print_reason = ${set.print_reason},
       print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
       print_device_id = x.column2, print_report_ref = x.column3
-    from (values ${sql.join(rows.map((r) => sql`(${r.seq}, ${r.deviceId}, ${r.reportRef})`))}) as x
-    where carrier_serials.tenant_id = ${tenantId} and carrier_serials.seq = x.column1`.execute(trx);
+    from (values ${sql.join(rows.map((r) => sql`(${r.seq}, ${r.deviceId}, ${r.reportRef}, ${r.previous ?? null})`))}) as x
+    where carrier_serials.tenant_id = ${tenantId} and carrier_serials.seq = x.column1 ${still}`.compile(trx);
 }

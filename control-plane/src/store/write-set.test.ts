@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestStore, tenantRow, testDialects } from '@dpp/testkit';
 import type { Db } from './database.js';
@@ -136,9 +137,65 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     expect(Number(count)).toBe(4000);
   });
 
+  it('stands alone: every write of a set or none, with no transaction of the caller', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db
+      .insertInto('tenants')
+      .values([tenantRow('a'), tenantRow('b')])
+      .execute();
+    const set = (twin: string) =>
+      new WriteSet()
+        .add(db.insertInto('audit_log').values([audit('a', 1), audit('a', 2)]), {
+          rows: 2,
+          otherwise: 'both audit rows are new',
+        })
+        .add(db.updateTable('tenants').set({ name: 'Moved' }).where('id', '=', 'a'))
+        // Raw SQL, with parameters of its own after the others'.
+        .addRaw(sql`update tenants set name = ${'Raw'} where id = ${'b'}`.compile(db), {
+          rows: 1,
+          otherwise: 'b is there',
+        })
+        .add(
+          db
+            .insertInto('tenants')
+            .values(tenantRow(twin))
+            .onConflict((oc) => oc.column('id').doNothing()),
+          { rows: 1, otherwise: 'no twin came first' },
+        );
+    // b is there: the last write changes nothing, so none of the set stands, though the others ran.
+    const failed = set('b').flushAlone(db);
+    await expect(failed).rejects.toThrow(WriteSetMismatch);
+    await expect(failed).rejects.toThrow(/no twin came first \(expected 1 rows changed, 0 were\)/);
+    expect(await names(db)).toEqual(['a=Tenant a', 'b=Tenant b']);
+    expect(await db.selectFrom('audit_log').select('id').where('tenant_id', '=', 'a').execute()).toEqual([]);
+    // c is new: all of it stands.
+    await set('c').flushAlone(db);
+    expect(await names(db)).toEqual(['a=Moved', 'b=Raw', 'c=Tenant c']);
+    const actions = await db.selectFrom('audit_log').select('action').where('tenant_id', '=', 'a').execute();
+    expect(actions.map((a) => a.action).sort()).toEqual(['action.1', 'action.2']);
+  });
+
+  it('stands alone though a write that fails is not the one that expects', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db.insertInto('tenants').values(tenantRow('a')).execute();
+    // A duplicate primary key fails the statement (or, on SQLite, the set's own transaction) whole.
+    const failed = new WriteSet()
+      .add(db.updateTable('tenants').set({ name: 'Moved' }).where('id', '=', 'a'))
+      .add(db.insertInto('tenants').values(tenantRow('a')))
+      .flushAlone(db);
+    await expect(failed).rejects.toThrow();
+    await expect(failed).rejects.not.toThrow(WriteSetMismatch);
+    expect(await names(db)).toEqual(['a=Tenant a']);
+  });
+
   it('takes only INSERT, UPDATE and DELETE', async () => {
     const store = await openTestStore(dialect);
     drop = store.drop;
     expect(() => new WriteSet().add(store.db.selectFrom('tenants').selectAll())).toThrow(TypeError);
+    expect(() => new WriteSet().addRaw(sql`select 1`.compile(store.db))).toThrow(TypeError);
   });
 });
