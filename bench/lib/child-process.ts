@@ -39,7 +39,7 @@ export async function startControlPlaneProcess(
     // The load comes from one address: the per-IP budgets would measure themselves, not the server.
     env: {
       ...process.env,
-      LOG_LEVEL: 'silent',
+      LOG_LEVEL: process.env.BENCH_CP_LOG_LEVEL ?? 'silent',
       IP_RATE_LIMITS: 'public=1000000000/60,credentials=1000000000/60,failures=1000000000/60',
       ...(opts.mqttUrl ? { BENCH_MQTT_URL: opts.mqttUrl } : {}),
     },

@@ -8,8 +8,16 @@ import {
   LABEL_MAY_BE_OUT,
   type PassportVersionRef,
 } from '@dpp/shared';
-import { type ExpressionBuilder, type SqlBool, sql } from 'kysely';
-import { type LeaseColumns, claim, claimChosen, chooseDue, renew } from '../queue/index.js';
+import { CompiledQuery, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import {
+  type LeaseColumns,
+  claim,
+  claimChosen,
+  claimChosenStatement,
+  claimStatement,
+  chooseDue,
+  renew,
+} from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
@@ -115,8 +123,9 @@ export interface PrinterClaim {
  * Claims for several printers in one transaction, up to `count` jobs each, printer by printer in the
  * order given: each claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and
  * envelope), only the transaction and the round trips are shared. A printer that finds no more work stops.
- * The claims come first; then their attempts are written with the passport versions they print
- * ({@link recordAttempts}: one statement on PostgreSQL).
+ * Each claimed job's attempt is written with the passport version it prints: on PostgreSQL in the claim's
+ * own statement ({@link withAttempts}), on SQLite after the claims ({@link recordAttempts}). On PostgreSQL a
+ * claim of one job is that one statement, with no transaction around it.
  */
 export async function claimJobs(
   deps: ClaimDeps,
@@ -127,36 +136,42 @@ export async function claimJobs(
   const t = deps.now();
   const iso = new Date(t).toISOString();
   const leaseExpiresAt = new Date(t + deps.settings.leaseSeconds * 1000).toISOString();
+  const at: ClaimAt = { tenantId, deviceId, t, claimedAt: iso };
+  const wanted = printers.reduce((n, p) => n + p.count, 0);
   // Named, so that a CPU profile (the aidc benchmark's) finds the claim's work after each await.
-  return deps.db.transaction().execute(async function claimInTransaction(trx) {
-    const taken = await claimForPrinters(trx, deps, tenantId, deviceId, printers, t);
-    if (taken.length === 0) return [];
-    // The label carries the passport as published now: each attempt remembers which version that is (the
-    // passport's current version with what the envelope says of it; a product without one prints none).
-    const claims = await recordAttempts(
-      trx,
-      deps.dialect,
-      tenantId,
-      deviceId,
-      iso,
-      taken.map((c) => ({ ...c, jti: randomUUID() })),
-    );
-    return Promise.all(
-      claims.map(async (c) => ({
-        job: jobView(c.row),
-        attempt_id: c.attemptId,
-        envelope: await signEnvelope(
-          deps.keyring,
-          deps.issuer,
-          c.row,
-          { deviceId, printer: c.printer, jti: c.jti, passportVersion: c.passportVersion },
-          t,
-        ),
-        leaseExpiresAt,
-        printer: c.printer,
-      })),
-    );
-  });
+  const claims =
+    deps.dialect === 'postgres' && wanted === 1
+      ? await claimForPrinters(deps.db, deps, at, printers)
+      : await deps.db.transaction().execute(async function claimInTransaction(trx) {
+          const taken = await claimForPrinters(trx, deps, at, printers);
+          // The label carries the passport as published now: each attempt remembers which version that is
+          // (the passport's current version with what the envelope says of it; a product without one prints
+          // none).
+          return deps.dialect === 'postgres' || taken.length === 0 ? taken : recordAttempts(trx, at, taken);
+        });
+  return Promise.all(
+    claims.map(async (c) => ({
+      job: jobView(c.row),
+      attempt_id: c.attemptId,
+      envelope: await signEnvelope(
+        deps.keyring,
+        deps.issuer,
+        c.row,
+        { deviceId, printer: c.printer, jti: c.jti, passportVersion: c.passportVersion ?? null },
+        t,
+      ),
+      leaseExpiresAt,
+      printer: c.printer,
+    })),
+  );
+}
+
+/** Who claims, and when. */
+interface ClaimAt {
+  tenantId: string;
+  deviceId: string;
+  t: number;
+  claimedAt: string;
 }
 
 interface TakenJob {
@@ -164,54 +179,90 @@ interface TakenJob {
   printer: string;
   attemptId: string;
   jti: string;
+  /** The passport version the attempt prints, once its attempt is written (undefined before). */
+  passportVersion?: PassportVersionRef | null;
+}
+
+/** An attempt a claim's statement starts: its fencing token, the printer and the envelope's id. */
+interface NewAttempt {
+  attemptId: string;
+  printer: string;
+  jti: string;
 }
 
 /**
- * Writes the attempt of each claimed job, with the passport version it prints (its product's current one),
- * and returns each with that version as the envelope names it. On PostgreSQL one statement (the INSERT
- * takes the versions from the passports it joins, and a CTE reads what the envelope says of them); on
- * SQLite the read and then the INSERT.
+ * On PostgreSQL: a claim's UPDATE (returning the claimed jobs) and the attempts of the jobs it claims, in one
+ * statement. The attempts are written from the rows the UPDATE returns, so a job claimed by no one writes
+ * none; each takes its passport's current version, and the statement returns each job with what the
+ * envelope says of that version.
  */
-async function recordAttempts(
-  trx: Db,
-  dialect: Dialect,
-  tenantId: string,
-  deviceId: string,
-  claimedAt: string,
-  taken: readonly TakenJob[],
-): Promise<(TakenJob & { passportVersion: PassportVersionRef | null })[]> {
-  if (dialect === 'postgres') {
-    const values = taken.map(
-      (c) =>
-        sql`(${c.attemptId}, ${c.row.job_ref}, ${c.printer}, ${c.row.attempt_count}::integer, ${c.jti}, ${c.row.product_id})`,
-    );
-    const { rows } = await sql<{
-      attempt_id: string;
-      id: string | null;
-      content_hash: string;
-      merkle_root: string;
-    }>`
-      with attempt as (
-        insert into print_attempts (attempt_id, job_ref, tenant_id, device_id, printer, number, envelope_jti,
-          passport_version_id, claimed_at, state, ended_at, failure_reason)
-        select c.attempt_id, c.job_ref, ${tenantId}, ${deviceId}, c.printer, c.number, c.jti, v.id, ${claimedAt},
-          'CLAIMED', null, null
-        from (values ${sql.join(values)}) as c(attempt_id, job_ref, printer, number, jti, product_id)
-        left join passports as p on p.tenant_id = ${tenantId} and p.product_id = c.product_id
-        left join passport_versions as v on v.id = p.current_version_id
-        returning attempt_id, passport_version_id
-      )
-      select a.attempt_id, v.id, v.content_hash, v.merkle_root
-      from attempt as a left join passport_versions as v on v.id = a.passport_version_id`.execute(trx);
-    if (rows.length !== taken.length) throw new Error('an attempt of the claim was not written');
-    const versions = new Map(
-      rows.map((r) => [
-        r.attempt_id,
-        r.id === null ? null : { id: r.id, contentHash: r.content_hash, merkleRoot: r.merkle_root },
-      ]),
-    );
-    return taken.map((c) => ({ ...c, passportVersion: versions.get(c.attemptId) ?? null }));
-  }
+async function withAttempts(
+  db: Db,
+  at: ClaimAt,
+  claimUpdate: CompiledQuery<PrintJobTable>,
+  attempts: readonly NewAttempt[],
+): Promise<TakenJob[]> {
+  const { tenantId, deviceId, claimedAt } = at;
+  const params: unknown[] = [...claimUpdate.parameters];
+  const param = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  const values = attempts.map((a) => `(${param(a.attemptId)}, ${param(a.printer)}, ${param(a.jti)})`);
+  const text = `
+    with claimed as (${claimUpdate.sql}),
+    attempt as (
+      insert into print_attempts (attempt_id, job_ref, tenant_id, device_id, printer, number, envelope_jti,
+        passport_version_id, claimed_at, state, ended_at, failure_reason)
+      select c.attempt_id, c.job_ref, ${param(tenantId)}, ${param(deviceId)}, n.printer, c.attempt_count, n.jti,
+        v.id, ${param(claimedAt)}, 'CLAIMED', null, null
+      from claimed as c
+      join (values ${values.join(', ')}) as n(attempt_id, printer, jti) on n.attempt_id = c.attempt_id
+      left join passports as p on p.tenant_id = c.tenant_id and p.product_id = c.product_id
+      left join passport_versions as v on v.id = p.current_version_id
+      returning attempt_id, printer, envelope_jti, passport_version_id
+    )
+    select c.*, a.printer as claim_printer, a.envelope_jti as claim_jti, v.id as claim_version_id,
+      v.content_hash as claim_content_hash, v.merkle_root as claim_merkle_root
+    from claimed as c
+    join attempt as a on a.attempt_id = c.attempt_id
+    left join passport_versions as v on v.id = a.passport_version_id`;
+  const { rows } = await db.executeQuery<ClaimedRow>(CompiledQuery.raw(text, params));
+  return rows
+    .map(({ claim_printer, claim_jti, claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
+      row,
+      printer: claim_printer,
+      attemptId: row.attempt_id!,
+      jti: claim_jti,
+      passportVersion:
+        claim_version_id === null
+          ? null
+          : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
+    }))
+    .sort((a, b) => byQueueOrder(a.row, b.row));
+}
+
+/** A row {@link withAttempts} returns: the claimed job and its attempt's printer, envelope id and version. */
+type ClaimedRow = PrintJobTable & {
+  claim_printer: string;
+  claim_jti: string;
+  claim_version_id: string | null;
+  claim_content_hash: string | null;
+  claim_merkle_root: string | null;
+};
+
+/** The print queue's order: oldest first, the job reference breaking ties. */
+function byQueueOrder(a: PrintJobTable, b: PrintJobTable): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.job_ref < b.job_ref ? -1 : a.job_ref > b.job_ref ? 1 : 0;
+}
+
+/**
+ * On SQLite, writes the attempt of each claimed job with the passport version it prints (its product's
+ * current one), and returns each with that version as the envelope names it: the read, then the INSERT.
+ */
+async function recordAttempts(trx: Db, at: ClaimAt, taken: readonly TakenJob[]): Promise<TakenJob[]> {
+  const { tenantId, deviceId, claimedAt } = at;
   const current = await trx
     .selectFrom('passports as p')
     .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
@@ -256,19 +307,16 @@ async function recordAttempts(
 async function claimForPrinters(
   trx: Db,
   deps: ClaimDeps,
-  tenantId: string,
-  deviceId: string,
+  at: ClaimAt,
   printers: readonly PrinterClaim[],
-  t: number,
-): Promise<{ row: PrintJobTable; printer: string; attemptId: string }[]> {
+): Promise<TakenJob[]> {
+  const { tenantId, deviceId, t } = at;
   const wanted = printers.reduce((n, p) => n + p.count, 0);
   if (wanted === 0) return [];
   if (wanted === 1) {
     // One job: one statement on PostgreSQL.
     const printer = printers.find((p) => p.count === 1)!;
-    const attemptId = randomUUID();
-    const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
-    return row ? [{ row, printer: printer.name, attemptId }] : [];
+    return claimNext(trx, deps, at, printer);
   }
   const chosen = await chooseDue(trx, PRINT_QUEUE, {
     now: t,
@@ -287,33 +335,42 @@ async function claimForPrinters(
         free.delete(ref);
       }
     }
-    return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: randomUUID() })) };
+    return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: randomUUID(), jti: randomUUID() })) };
   });
   const owners = new Map(plan.flatMap((p) => p.jobs.map((j) => [j.ref, j.attemptId] as const)));
-  const claimed = await claimChosen(trx, PRINT_QUEUE, {
+  const claim = {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
     owners,
-    due: (eb) => printableBy(eb, tenantId, printers),
+    due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, printers),
     set: () => claimedBy(deviceId, t),
-  });
-  const rows = new Map(claimed.map((r) => [r.job_ref, r]));
+  };
+  const byAttempt = new Map<string, TakenJob>();
+  if (owners.size > 0 && deps.dialect === 'postgres') {
+    const attempts = plan.flatMap((p) => p.jobs.map((j) => ({ ...j, printer: p.printer.name })));
+    for (const c of await withAttempts(trx, at, claimChosenStatement(trx, PRINT_QUEUE, claim), attempts)) {
+      byAttempt.set(c.attemptId, c);
+    }
+  } else if (owners.size > 0) {
+    for (const row of await claimChosen(trx, PRINT_QUEUE, claim)) {
+      byAttempt.set(row.attempt_id!, { row, printer: '', attemptId: row.attempt_id!, jti: '' });
+    }
+  }
   const cut = chosen.length === wanted;
-  const taken: { row: PrintJobTable; printer: string; attemptId: string }[] = [];
+  const taken: TakenJob[] = [];
   for (const { printer, jobs } of plan) {
     let short = printer.count;
-    for (const { ref, attemptId } of jobs) {
-      const row = rows.get(ref);
-      if (!row) continue;
-      taken.push({ row, printer: printer.name, attemptId });
+    for (const { attemptId, jti } of jobs) {
+      const claimed = byAttempt.get(attemptId);
+      if (!claimed) continue;
+      taken.push({ ...claimed, printer: printer.name, jti });
       short -= 1;
     }
     // Short of its count: the rest of the queue may hold jobs only this printer can print.
     while (cut && short > 0) {
-      const attemptId = randomUUID();
-      const row = await claimNext(trx, deps, tenantId, deviceId, printer, attemptId, t);
-      if (!row) break;
-      taken.push({ row, printer: printer.name, attemptId });
+      const [next] = await claimNext(trx, deps, at, printer);
+      if (!next) break;
+      taken.push(next);
       short -= 1;
     }
   }
@@ -365,24 +422,30 @@ function claimedBy(deviceId: string, t: number) {
   return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: new Date(t).toISOString() };
 }
 
-/** Claims the oldest job this printer can print (see {@link claimJob}) for the attempt `attemptId`. */
+/**
+ * Claims the oldest job this printer can print (see {@link claimJob}) for a new attempt; on PostgreSQL with
+ * its attempt, in one statement.
+ */
 async function claimNext(
   trx: Db,
   deps: ClaimDeps,
-  tenantId: string,
-  deviceId: string,
+  at: ClaimAt,
   printer: ClaimRequest['printer'],
-  attemptId: string,
-  t: number,
-): Promise<PrintJobTable | undefined> {
-  const [row] = await claim(trx, PRINT_QUEUE, {
+): Promise<TakenJob[]> {
+  const { tenantId, deviceId, t } = at;
+  const attempt = { attemptId: randomUUID(), printer: printer.name, jti: randomUUID() };
+  const claimOne = {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
-    owner: attemptId,
-    due: (eb) => printableBy(eb, tenantId, [printer]),
+    owner: attempt.attemptId,
+    due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, [printer]),
     set: () => claimedBy(deviceId, t),
-  });
-  return row;
+  };
+  if (deps.dialect === 'postgres') {
+    return withAttempts(trx, at, claimStatement(trx, PRINT_QUEUE, claimOne), [attempt]);
+  }
+  const [row] = await claim(trx, PRINT_QUEUE, claimOne);
+  return row ? [{ row, ...attempt }] : [];
 }
 
 /**

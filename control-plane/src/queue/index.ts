@@ -3,6 +3,8 @@ export {
   LeaseLost,
   claim,
   claimChosen,
+  claimChosenStatement,
+  claimStatement,
   chooseDue,
   expiredLeases,
   fail,

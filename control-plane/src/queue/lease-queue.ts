@@ -10,7 +10,14 @@
  * Each queue keeps its own table, states and progress columns: it describes the lease columns once
  * (`LeaseColumns`) and passes what it sets on claim and on finish.
  */
-import { type Expression, type ExpressionBuilder, type Kysely, type SqlBool, sql } from 'kysely';
+import {
+  type CompiledQuery,
+  type Expression,
+  type ExpressionBuilder,
+  type Kysely,
+  type SqlBool,
+  sql,
+} from 'kysely';
 import { type Database, type Db, isPostgres } from '../store/index.js';
 
 /** The queue tables, by name. */
@@ -99,20 +106,14 @@ export async function claim<T extends QueueTable>(
 ): Promise<Database[T][]> {
   const c = names(q);
   if (c.owner && !opts.owner) throw new TypeError(`a claim of ${c.table} needs an owner`);
-  const u = untyped(db);
   // Due and not held by a live lease; the SELECT's choice, and on SQLite the UPDATE's check again.
   const isDue = dueAndUnleased(c, opts.due, opts.now);
   const due = orderedChoice(db, c, isDue, [], opts.limit ?? 1);
-  const update = u.updateTable(c.table).set((eb) => ({
-    ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-    [c.lockedUntil]: iso(opts.now + opts.leaseMs),
-    ...(c.owner ? { [c.owner]: opts.owner } : {}),
-    ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
-  }));
+  const update = claimUpdate(db, c, opts);
   let rows: Record<string, unknown>[];
   if (isPostgres(db)) {
     if (opts.peek && !(await due.executeTakeFirst())) return [];
-    rows = await update.where(c.id, 'in', due.forUpdate().skipLocked()).returningAll().execute();
+    rows = (await db.executeQuery(claimStatement(db, q, opts))).rows as unknown as Record<string, unknown>[];
   } else {
     // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs more
     // than the SELECT and an UPDATE by primary key together. Outside a transaction another statement on the
@@ -126,7 +127,40 @@ export async function claim<T extends QueueTable>(
   return sortByOrder(rows, c.order).map((r) => r as unknown as Database[T]);
 }
 
-/** A write fenced by the lease: it matches only while `lease.owner` still holds the row. */
+/**
+ * The statement of {@link claim} on PostgreSQL, for a caller that writes more with the claim in one statement
+ * (the claimed rows as a CTE of it): the UPDATE, its choice a FOR UPDATE SKIP LOCKED subquery, returning the
+ * claimed rows in no particular order. On its own it is a whole claim: it needs no transaction.
+ */
+export function claimStatement<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Omit<ClaimOptions<T>, 'peek'>,
+): CompiledQuery<Database[T]> {
+  const c = names(q);
+  const due = orderedChoice(db, c, dueAndUnleased(c, opts.due, opts.now), [], opts.limit ?? 1);
+  return claimUpdate(db, c, opts)
+    .where(c.id, 'in', due.forUpdate().skipLocked())
+    .returningAll()
+    .compile() as CompiledQuery<Database[T]>;
+}
+
+/** A claim's UPDATE for one holder, before its WHERE: the lease, the owner, the count and what else it sets. */
+function claimUpdate<T extends QueueTable>(
+  db: Db,
+  c: ReturnType<typeof names>,
+  opts: Pick<ClaimOptions<T>, 'set' | 'now' | 'leaseMs' | 'owner'>,
+) {
+  return untyped(db)
+    .updateTable(c.table)
+    .set((eb) => ({
+      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+      ...(c.owner ? { [c.owner]: opts.owner } : {}),
+      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
+    }));
+}
+
 /**
  * The rows a claim would take next, oldest first, up to `limit`, with the columns the caller chooses by
  * (the id always): due and not held by a live lease. On PostgreSQL they are locked until the caller's
@@ -163,11 +197,27 @@ export async function claimChosen<T extends QueueTable>(
   q: LeaseColumns<T>,
   opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
 ): Promise<Database[T][]> {
+  if (opts.owners.size === 0) return [];
+  const rows = (await db.executeQuery(claimChosenStatement(db, q, opts))).rows as unknown as Record<
+    string,
+    unknown
+  >[];
+  return sortByOrder(rows, names(q).order).map((r) => r as unknown as Database[T]);
+}
+
+/**
+ * The UPDATE of {@link claimChosen}, for a caller that writes more with the claim in one statement: it
+ * returns the claimed rows in no particular order.
+ */
+export function claimChosenStatement<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
+): CompiledQuery<Database[T]> {
   const c = names(q);
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
-  if (opts.owners.size === 0) return [];
   const ids = [...opts.owners.keys()];
-  const rows = await untyped(db)
+  return untyped(db)
     .updateTable(c.table)
     .set((eb) => ({
       ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
@@ -182,8 +232,7 @@ export async function claimChosen<T extends QueueTable>(
     .where(c.id, 'in', ids)
     .$if(!db.isTransaction, (w) => w.where(dueAndUnleased(c, opts.due, opts.now)))
     .returningAll()
-    .execute();
-  return sortByOrder(rows as Record<string, unknown>[], c.order).map((r) => r as unknown as Database[T]);
+    .compile() as CompiledQuery<Database[T]>;
 }
 
 /** The rows `due` names that no live lease holds at `now`. */
