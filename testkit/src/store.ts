@@ -4,7 +4,10 @@ import { openStore, type Store } from '@dpp/control-plane';
 import type { DialectName } from './harness.js';
 
 /** A fresh, migrated store on the given dialect (its own PostgreSQL schema, dropped by `drop`). */
-export async function openTestStore(dialect: DialectName): Promise<Store & { drop(): Promise<void> }> {
+export async function openTestStore(
+  dialect: DialectName,
+  opts: { pgPoolSize?: number } = {},
+): Promise<Store & { drop(): Promise<void> }> {
   if (dialect === 'sqlite') {
     const store = await openStore({ sqliteFile: ':memory:' });
     return { ...store, drop: () => store.close() };
@@ -12,7 +15,7 @@ export async function openTestStore(dialect: DialectName): Promise<Store & { dro
   const url = process.env.TEST_DATABASE_URL;
   if (!url) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `s_${randomBytes(6).toString('hex')}`;
-  const store = await openStore({ databaseUrl: url, pgSchema: schema });
+  const store = await openStore({ databaseUrl: url, pgSchema: schema, ...opts });
   return {
     ...store,
     drop: async () => {

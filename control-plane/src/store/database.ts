@@ -113,7 +113,7 @@ function openPostgres(url: string, schema: string | undefined, max: number): Ope
     max,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const db = new GuardedKysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new GuardedKysely<Database>({ dialect: new PostgresDialect({ pool }), poolSize: max });
   enablePostgresReads(db, pool);
   return {
     db,

@@ -49,7 +49,8 @@ export function inUnitOfWork(): boolean {
 }
 
 /**
- * A first-come, first-served lock with a lane for work that others wait on. Kysely's SQLite driver guards
+ * A first-come, first-served lock with a lane for work that others wait on, held by one holder (SQLite's
+ * connection) or by up to `capacity` at once (the connections of a PostgreSQL pool). Kysely's SQLite driver guards
  * its one connection with a mutex that wakes every waiter on each release (they race, one wins, the rest
  * wait again): with 50 devices' requests queued, every statement woke 50 promises, and a request could lose
  * the race again and again. Here each release hands the connection to one waiter, in the order they asked;
@@ -63,7 +64,7 @@ export function inUnitOfWork(): boolean {
  * (`setImmediate`): the requests that arrived meanwhile are read, and a claim among them goes first.
  */
 export class FifoLock {
-  private held = false;
+  private holders = 0;
   private readonly first: (() => void)[] = [];
   private readonly rest: (() => void)[] = [];
   private handedToFirst = 0;
@@ -74,17 +75,18 @@ export class FifoLock {
   constructor(
     private readonly turnMs = 5,
     private readonly now: () => number = () => performance.now(),
+    private readonly capacity = 1,
   ) {}
 
   /** Takes the lock when it is free (then nobody waits for it); false when it is held. */
   tryAcquire(): boolean {
-    if (this.held) return false;
+    if (this.holders >= this.capacity) return false;
     this.take();
     return true;
   }
 
   acquire(firstLane = false): Promise<void> {
-    if (!this.held) {
+    if (this.holders < this.capacity) {
       this.take();
       return Promise.resolve();
     }
@@ -93,7 +95,7 @@ export class FifoLock {
 
   release(): void {
     if (this.first.length + this.rest.length === 0) {
-      this.held = false;
+      this.holders -= 1;
       return;
     }
     if (this.now() - this.runSince < this.turnMs) {
@@ -113,7 +115,7 @@ export class FifoLock {
   }
 
   private take(): void {
-    this.held = true;
+    this.holders += 1;
     this.runSince = this.now();
   }
 
@@ -123,16 +125,16 @@ export class FifoLock {
     const next = takeFirst ? this.first.shift() : this.rest.shift();
     this.handedToFirst = takeFirst ? this.handedToFirst + 1 : 0;
     if (next) next();
-    else this.held = false;
+    else this.holders -= 1;
   }
 }
 
 const lane = new AsyncLocalStorage<true>();
 
 /**
- * Runs `fn` (and everything it starts) in the first lane of the single connection: on SQLite its queries
- * are served before others that wait. For work something waits on, such as a claim an idle printer waits
- * for. On PostgreSQL (a pool) it changes nothing.
+ * Runs `fn` (and everything it starts) in the first lane: its queries are served before others that wait
+ * for SQLite's one connection, or for a connection of PostgreSQL's pool when all are taken. For work
+ * something waits on, such as a claim an idle printer waits for.
  */
 export function firstInLine<T>(fn: () => T): T {
   return lane.run(true, fn);
@@ -141,7 +143,10 @@ export function firstInLine<T>(fn: () => T): T {
 class GuardedDriver implements Driver {
   constructor(
     private readonly inner: Driver,
-    /** One connection (SQLite): handed out in order by this lock, so the inner mutex never contends. */
+    /**
+     * One connection (SQLite), or a pool's (PostgreSQL): handed out in order by this lock, first lane first,
+     * so the inner mutex, or the pool's own queue of waiters (first come, first served), never contends.
+     */
     private readonly lock: FifoLock | null,
   ) {}
   init(): Promise<void> {
@@ -205,11 +210,18 @@ class GuardedDialect implements Dialect {
 export class GuardedKysely<DB> extends Kysely<DB> {
   private readonly lock: FifoLock | null;
 
-  /** `singleConnection`: the dialect has one connection (SQLite), handed out first come, first served. */
-  constructor(config: KyselyConfig & { singleConnection?: boolean }) {
-    const { singleConnection, ...rest } = config;
+  /**
+   * `singleConnection`: the dialect has one connection (SQLite), handed out first come, first served.
+   * `poolSize`: the dialect's pool has this many connections (PostgreSQL); when all are taken, the next one
+   * goes to the first lane's waiters first ({@link firstInLine}).
+   */
+  constructor(config: KyselyConfig & { singleConnection?: boolean; poolSize?: number }) {
+    const { singleConnection, poolSize, ...rest } = config;
     const lock = singleConnection ? new FifoLock() : null;
-    super({ ...rest, dialect: new GuardedDialect(config.dialect, lock) });
+    // A pool's hand-overs come from its sockets' callbacks, not from a run of synchronous statements: no turn
+    // of the event loop to wait for between them.
+    const pool = !lock && poolSize ? new FifoLock(Infinity, undefined, poolSize) : null;
+    super({ ...rest, dialect: new GuardedDialect(config.dialect, lock ?? pool) });
     this.lock = lock;
   }
 

@@ -4,8 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openTestStore, testDialects } from '@dpp/testkit';
 import { openStore, type Store } from './database.js';
-import { FifoLock } from './unit-of-work.js';
+import { FifoLock, firstInLine } from './unit-of-work.js';
 
 describe('the SQLite writer', () => {
   let store: Store | undefined;
@@ -101,4 +102,59 @@ describe('the SQLite writer', () => {
       await new Promise((r) => setTimeout(r, 50));
     expect(statSync(file).size).toBeGreaterThan(before);
   });
+});
+
+describe('the lanes of a pool of connections', () => {
+  it('lets as many hold it as it has connections, and gives a freed one to the first lane first', async () => {
+    const lock = new FifoLock(Infinity, undefined, 2);
+    const order: string[] = [];
+    await lock.acquire();
+    await lock.acquire();
+    expect(lock.tryAcquire()).toBe(false);
+    const waiting = [
+      lock.acquire(false).then(() => order.push('rest')),
+      lock.acquire(true).then(() => order.push('first')),
+    ];
+    lock.release();
+    await Promise.resolve();
+    expect(order).toEqual(['first']);
+    lock.release();
+    await Promise.all(waiting);
+    expect(order).toEqual(['first', 'rest']);
+    lock.release();
+    lock.release();
+    expect(lock.tryAcquire()).toBe(true);
+  });
+
+  it.runIf(testDialects().includes('postgres'))(
+    'on PostgreSQL, serves a first-in-line query before the others that wait for the pool',
+    async () => {
+      const pool = await openTestStore('postgres', { pgPoolSize: 2 });
+      try {
+        const { db } = pool;
+        // Two transactions hold both connections until they are let go.
+        const letGo: (() => void)[] = [];
+        let holding = 0;
+        const held = [0, 1].map(() =>
+          db.transaction().execute(async (trx) => {
+            await sql`select 1`.execute(trx);
+            holding += 1;
+            await new Promise<void>((resolve) => letGo.push(resolve));
+          }),
+        );
+        while (holding < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+        const order: string[] = [];
+        const rest = sql`select 1`.execute(db).then(() => order.push('rest'));
+        const first = firstInLine(() => sql`select 1`.execute(db)).then(() => order.push('first'));
+        letGo[0]!();
+        await Promise.race([rest, first]);
+        letGo[1]!();
+        await Promise.all([rest, first, ...held]);
+        // Asked for first, the other query would have had the connection (the pool's own queue is FIFO).
+        expect(order).toEqual(['first', 'rest']);
+      } finally {
+        await pool.drop();
+      }
+    },
+  );
 });
