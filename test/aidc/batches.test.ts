@@ -517,6 +517,17 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
    * On PostgreSQL: another writer locks a job's row, the batch is sent and reads it, and once the batch waits
    * for the row lock the writer changes the row (`move`) and commits. Answers the batch's pending call.
    */
+  /** Two jobs claimed for zebra-1, and every step of both up to SEALED as one batch's items, in order. */
+  async function twoJobsToSeal() {
+    await queue(2);
+    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    const steps = [await dev.steps(a!), await dev.steps(b!)];
+    const items = [a!, b!].flatMap((c, i) =>
+      steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
+    );
+    return { a, b, items };
+  }
+
   async function whileBatchWaitsFor(
     jobRef: string,
     items: Parameters<HttpPrintDevice['results']>[0],
@@ -547,12 +558,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
   }
 
   it('answers from the job as it is when another writer moves it while the batch runs', async () => {
-    await queue(2);
-    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
-    const steps = [await dev.steps(a!), await dev.steps(b!)];
-    const items = [a!, b!].flatMap((c, i) =>
-      steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
-    );
+    const { a, b, items } = await twoJobsToSeal();
     const iso = new Date().toISOString();
     let pending: ReturnType<HttpPrintDevice['results']> | undefined;
     if (dialect === 'postgres') {
@@ -598,12 +604,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
   });
 
   it('commissions a serial once when a report prints it while the batch that seals its job runs', async () => {
-    await queue(2);
-    const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
-    const steps = [await dev.steps(a!), await dev.steps(b!)];
-    const items = [a!, b!].flatMap((c, i) =>
-      steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
-    );
+    const { a, b, items } = await twoJobsToSeal();
     const { db } = t.cp.store;
     const job = await db
       .selectFrom('print_jobs')
@@ -666,12 +667,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
   it.runIf(dialect === 'postgres')(
     'fences a job claimed again by another attempt while the batch runs, though its state is the same',
     async () => {
-      await queue(2);
-      const [a, b] = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
-      const steps = [await dev.steps(a!), await dev.steps(b!)];
-      const items = [a!, b!].flatMap((c, i) =>
-        steps[i]!.map(([status, evidence]) => ({ c, status, evidence })),
-      );
+      const { a, b, items } = await twoJobsToSeal();
       // Only the attempt tells the batch's b from the job now: still CLAIMED, its lease live.
       const other = randomUUID();
       const r = await whileBatchWaitsFor(b!.jobRef, items, async (writer) => {

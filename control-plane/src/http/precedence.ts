@@ -54,7 +54,7 @@ export class Precedence {
   private readonly now: () => number;
 
   constructor(opts: PrecedenceOptions = {}) {
-    this.concurrency = opts.concurrency ?? Number(process.env.SCRATCH_CONC ?? 4);
+    this.concurrency = opts.concurrency ?? 4;
     this.maxWaitMs = opts.maxWaitMs ?? 100;
     this.now = opts.now ?? (() => performance.now());
   }

@@ -45,14 +45,21 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     drop = undefined;
   });
 
-  it('runs INSERTs, UPDATEs and DELETEs of different rows together, each with its own parameters', async () => {
+  /** A fresh store of this dialect holding these tenants, dropped after the test. */
+  async function storeWith(...tenants: string[]): Promise<Db> {
     const store = await openTestStore(dialect);
     drop = store.drop;
-    const { db } = store;
-    await db
-      .insertInto('tenants')
-      .values([tenantRow('a'), tenantRow('b'), tenantRow('c')])
-      .execute();
+    if (tenants.length > 0) {
+      await store.db
+        .insertInto('tenants')
+        .values(tenants.map((t) => tenantRow(t)))
+        .execute();
+    }
+    return store.db;
+  }
+
+  it('runs INSERTs, UPDATEs and DELETEs of different rows together, each with its own parameters', async () => {
+    const db = await storeWith('a', 'b', 'c');
     await db.transaction().execute(async (trx) => {
       const writes = new WriteSet()
         .add(trx.insertInto('tenants').values([tenantRow('d'), tenantRow('e')]), {
@@ -89,13 +96,7 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
   });
 
   it('throws when a write changes another number of rows than it expects, and the failed transaction takes the set back', async () => {
-    const store = await openTestStore(dialect);
-    drop = store.drop;
-    const { db } = store;
-    await db
-      .insertInto('tenants')
-      .values([tenantRow('a'), tenantRow('b')])
-      .execute();
+    const db = await storeWith('a', 'b');
     const failed = db.transaction().execute(async (trx) => {
       const writes = new WriteSet()
         .add(trx.insertInto('tenants').values(tenantRow('x')))
@@ -116,10 +117,7 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
   });
 
   it('sends a set whose parameters exceed one statement in several', async () => {
-    const store = await openTestStore(dialect);
-    drop = store.drop;
-    const { db } = store;
-    await db.insertInto('tenants').values(tenantRow('t')).execute();
+    const db = await storeWith('t');
     // 10 columns a row: 40 INSERTs of 100 rows are 40,000 parameters, past one statement's share.
     await db.transaction().execute(async (trx) => {
       const writes = new WriteSet();
@@ -138,13 +136,7 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
   });
 
   it('stands alone: every write of a set or none, with no transaction of the caller', async () => {
-    const store = await openTestStore(dialect);
-    drop = store.drop;
-    const { db } = store;
-    await db
-      .insertInto('tenants')
-      .values([tenantRow('a'), tenantRow('b')])
-      .execute();
+    const db = await storeWith('a', 'b');
     const set = (twin: string) =>
       new WriteSet()
         .add(db.insertInto('audit_log').values([audit('a', 1), audit('a', 2)]), {
@@ -178,10 +170,7 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
   });
 
   it('stands alone though a write that fails is not the one that expects', async () => {
-    const store = await openTestStore(dialect);
-    drop = store.drop;
-    const { db } = store;
-    await db.insertInto('tenants').values(tenantRow('a')).execute();
+    const db = await storeWith('a');
     // A duplicate primary key fails the statement (or, on SQLite, the set's own transaction) whole.
     const failed = new WriteSet()
       .add(db.updateTable('tenants').set({ name: 'Moved' }).where('id', '=', 'a'))
@@ -193,9 +182,8 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
   });
 
   it('takes only INSERT, UPDATE and DELETE', async () => {
-    const store = await openTestStore(dialect);
-    drop = store.drop;
-    expect(() => new WriteSet().add(store.db.selectFrom('tenants').selectAll())).toThrow(TypeError);
-    expect(() => new WriteSet().addRaw(sql`select 1`.compile(store.db))).toThrow(TypeError);
+    const db = await storeWith();
+    expect(() => new WriteSet().add(db.selectFrom('tenants').selectAll())).toThrow(TypeError);
+    expect(() => new WriteSet().addRaw(sql`select 1`.compile(db))).toThrow(TypeError);
   });
 });
