@@ -13,8 +13,7 @@ import {
   type LeaseColumns,
   claim,
   claimChosen,
-  claimChosenStatement,
-  claimStatement,
+  claimInTurnsStatement,
   chooseDue,
   renew,
 } from '../queue/index.js';
@@ -120,12 +119,11 @@ export interface PrinterClaim {
 }
 
 /**
- * Claims for several printers in one transaction, up to `count` jobs each, printer by printer in the
- * order given: each claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and
- * envelope), only the transaction and the round trips are shared. A printer that finds no more work stops.
- * Each claimed job's attempt is written with the passport version it prints: on PostgreSQL in the claim's
- * own statement ({@link withAttempts}), on SQLite after the claims ({@link recordAttempts}). On PostgreSQL a
- * claim of one job is that one statement, with no transaction around it.
+ * Claims for several printers at once, up to `count` jobs each, printer by printer in the order given: each
+ * claim is exactly {@link claimJob}'s (its own attempt, lease, fencing token and envelope), only the
+ * statements are shared. A printer that finds no more work stops. Each claimed job's attempt is written with
+ * the passport version it prints. On PostgreSQL all of it is one statement ({@link claimInTurns}), with no
+ * transaction around it; on SQLite one transaction: the claims, then the attempts ({@link recordAttempts}).
  */
 export async function claimJobs(
   deps: ClaimDeps,
@@ -139,16 +137,17 @@ export async function claimJobs(
   const at: ClaimAt = { tenantId, deviceId, t, claimedAt: iso };
   const wanted = printers.reduce((n, p) => n + p.count, 0);
   // Named, so that a CPU profile (the aidc benchmark's) finds the claim's work after each await.
+  // The label carries the passport as published now: each attempt remembers which version that is (the
+  // passport's current version with what the envelope says of it; a product without one prints none).
   const claims =
-    deps.dialect === 'postgres' && wanted === 1
-      ? await claimForPrinters(deps.db, deps, at, printers)
-      : await deps.db.transaction().execute(async function claimInTransaction(trx) {
-          const taken = await claimForPrinters(trx, deps, at, printers);
-          // The label carries the passport as published now: each attempt remembers which version that is
-          // (the passport's current version with what the envelope says of it; a product without one prints
-          // none).
-          return deps.dialect === 'postgres' || taken.length === 0 ? taken : recordAttempts(trx, at, taken);
-        });
+    wanted === 0
+      ? []
+      : deps.dialect === 'postgres'
+        ? await claimInTurns(deps.db, deps, at, printers)
+        : await deps.db.transaction().execute(async function claimInTransaction(trx) {
+            const taken = await claimForPrinters(trx, deps, at, printers);
+            return taken.length === 0 ? taken : recordAttempts(trx, at, taken);
+          });
   return Promise.all(
     claims.map(async (c) => ({
       job: jobView(c.row),
@@ -193,8 +192,8 @@ interface NewAttempt {
 /**
  * On PostgreSQL: a claim's UPDATE (returning the claimed jobs) and the attempts of the jobs it claims, in one
  * statement. The attempts are written from the rows the UPDATE returns, so a job claimed by no one writes
- * none; each takes its passport's current version, and the statement returns each job with what the
- * envelope says of that version.
+ * none; each takes its passport's current version, and the statement returns each job (in no particular
+ * order) with what the envelope says of that version.
  */
 async function withAttempts(
   db: Db,
@@ -228,8 +227,8 @@ async function withAttempts(
     join attempt as a on a.attempt_id = c.attempt_id
     left join passport_versions as v on v.id = a.passport_version_id`;
   const { rows } = await db.executeQuery<ClaimedRow>(CompiledQuery.raw(text, params));
-  return rows
-    .map(({ claim_printer, claim_jti, claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
+  return rows.map(
+    ({ claim_printer, claim_jti, claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
       row,
       printer: claim_printer,
       attemptId: row.attempt_id!,
@@ -238,8 +237,8 @@ async function withAttempts(
         claim_version_id === null
           ? null
           : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
-    }))
-    .sort((a, b) => byQueueOrder(a.row, b.row));
+    }),
+  );
 }
 
 /** A row {@link withAttempts} returns: the claimed job and its attempt's printer, envelope id and version. */
@@ -250,12 +249,6 @@ type ClaimedRow = PrintJobTable & {
   claim_content_hash: string | null;
   claim_merkle_root: string | null;
 };
-
-/** The print queue's order: oldest first, the job reference breaking ties. */
-function byQueueOrder(a: PrintJobTable, b: PrintJobTable): number {
-  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return a.job_ref < b.job_ref ? -1 : a.job_ref > b.job_ref ? 1 : 0;
-}
 
 /**
  * On SQLite, writes the attempt of each claimed job with the passport version it prints (its product's
@@ -297,9 +290,9 @@ async function recordAttempts(trx: Db, at: ClaimAt, taken: readonly TakenJob[]):
 }
 
 /**
- * The claims of {@link claimJobs}, as if each printer in turn claimed its jobs one by one
+ * On SQLite, the claims of {@link claimJobs}, as if each printer in turn claimed its jobs one by one
  * ({@link claimNext}), in two statements when the queue allows: the oldest due jobs any of the printers can
- * print, as many as they ask for in all, are chosen (and on PostgreSQL locked) at once; each printer in turn
+ * print, as many as they ask for in all, are chosen at once; each printer in turn
  * takes from them, oldest first, those it can print; then one UPDATE claims them, each for its own attempt.
  * When the choice was cut at its limit, a printer left short may have jobs further down the queue: it then
  * claims them one by one as before, so every printer gets exactly what claiming in turn would give it.
@@ -314,7 +307,6 @@ async function claimForPrinters(
   const wanted = printers.reduce((n, p) => n + p.count, 0);
   if (wanted === 0) return [];
   if (wanted === 1) {
-    // One job: one statement on PostgreSQL.
     const printer = printers.find((p) => p.count === 1)!;
     return claimNext(trx, deps, at, printer);
   }
@@ -346,12 +338,7 @@ async function claimForPrinters(
     set: () => claimedBy(deviceId, t),
   };
   const byAttempt = new Map<string, TakenJob>();
-  if (owners.size > 0 && deps.dialect === 'postgres') {
-    const attempts = plan.flatMap((p) => p.jobs.map((j) => ({ ...j, printer: p.printer.name })));
-    for (const c of await withAttempts(trx, at, claimChosenStatement(trx, PRINT_QUEUE, claim), attempts)) {
-      byAttempt.set(c.attemptId, c);
-    }
-  } else if (owners.size > 0) {
+  if (owners.size > 0) {
     for (const row of await claimChosen(trx, PRINT_QUEUE, claim)) {
       byAttempt.set(row.attempt_id!, { row, printer: '', attemptId: row.attempt_id!, jti: '' });
     }
@@ -375,6 +362,48 @@ async function claimForPrinters(
     }
   }
   return taken;
+}
+
+/**
+ * On PostgreSQL, the claims of {@link claimJobs} in one statement, printer by printer: each takes the oldest
+ * jobs it can print that no printer before it took ({@link claimInTurnsStatement}), each for its own attempt,
+ * written with the claim ({@link withAttempts}). Returns them printer by printer, oldest first.
+ */
+async function claimInTurns(
+  db: Db,
+  deps: ClaimDeps,
+  at: ClaimAt,
+  printers: readonly PrinterClaim[],
+): Promise<TakenJob[]> {
+  const { tenantId, deviceId, t } = at;
+  const turns = printers.map((printer) => ({
+    printer,
+    attempts: Array.from({ length: printer.count }, () => ({
+      attemptId: randomUUID(),
+      printer: printer.name,
+      jti: randomUUID(),
+    })),
+  }));
+  const statement = claimInTurnsStatement(db, PRINT_QUEUE, {
+    now: t,
+    leaseMs: deps.settings.leaseSeconds * 1000,
+    set: () => claimedBy(deviceId, t),
+    turns: turns.map(({ printer, attempts }) => ({
+      due: (eb) => printableBy(eb, tenantId, [printer]),
+      owners: attempts.map((a) => a.attemptId),
+    })),
+  });
+  const claimed = new Map(
+    (
+      await withAttempts(
+        db,
+        at,
+        statement,
+        turns.flatMap((turn) => turn.attempts),
+      )
+    ).map((c) => [c.attemptId, c]),
+  );
+  return turns.flatMap(({ attempts }) => attempts.flatMap((a) => claimed.get(a.attemptId) ?? []));
 }
 
 /** Whether a chosen job is one this printer may print (as {@link printableBy} says for it alone). */
@@ -422,10 +451,7 @@ function claimedBy(deviceId: string, t: number) {
   return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: new Date(t).toISOString() };
 }
 
-/**
- * Claims the oldest job this printer can print (see {@link claimJob}) for a new attempt; on PostgreSQL with
- * its attempt, in one statement.
- */
+/** On SQLite, claims the oldest job this printer can print (see {@link claimJob}) for a new attempt. */
 async function claimNext(
   trx: Db,
   deps: ClaimDeps,
@@ -441,9 +467,6 @@ async function claimNext(
     due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, [printer]),
     set: () => claimedBy(deviceId, t),
   };
-  if (deps.dialect === 'postgres') {
-    return withAttempts(trx, at, claimStatement(trx, PRINT_QUEUE, claimOne), [attempt]);
-  }
   const [row] = await claim(trx, PRINT_QUEUE, claimOne);
   return row ? [{ row, ...attempt }] : [];
 }

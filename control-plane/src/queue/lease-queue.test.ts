@@ -8,6 +8,7 @@ import {
   LeaseLost,
   claim,
   claimChosen,
+  claimInTurnsStatement,
   chooseDue,
   expiredLeases,
   fail,
@@ -139,6 +140,47 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
     }
     expect(claimed.sort()).toEqual(ids);
   });
+
+  it.runIf(dialect === 'postgres')(
+    'claims in turns in one statement: each turn the oldest rows it may take that no earlier turn took, each for its owner in order; concurrent claims share none',
+    async () => {
+      const ids = await add(30);
+      // Odd rows are for the first turn only; the second takes any row.
+      const odd: typeof waiting.due = (eb) =>
+        eb.and([waiting.due(eb), sql<boolean>`right(id, 1) in ('1', '3', '5', '7', '9')`]);
+      const inTurns = (tag: string) =>
+        claimInTurnsStatement(db, PROBE, {
+          now: T0,
+          leaseMs: 1_000,
+          set: () => ({ status: 'running' }),
+          turns: [
+            { due: odd, owners: [`${tag}-a1`, `${tag}-a2`] },
+            { due: waiting.due, owners: [`${tag}-b1`, `${tag}-b2`, `${tag}-b3`] },
+          ],
+        });
+      const first = (await db.executeQuery(inTurns('x'))).rows as unknown as Record<string, unknown>[];
+      const owner = new Map(first.map((r) => [r.lease_owner, r.id]));
+      // The first turn: the two oldest odd rows; the second: the three oldest left.
+      expect(Object.fromEntries(owner)).toEqual({
+        'x-a1': 'job-0001',
+        'x-a2': 'job-0003',
+        'x-b1': 'job-0000',
+        'x-b2': 'job-0002',
+        'x-b3': 'job-0004',
+      });
+      expect(first.every((r) => r.attempts === 1 && r.status === 'running')).toBe(true);
+      const claimed = first.map((r) => r.id as string);
+      for (let round = 0; round < 10 && claimed.length < ids.length; round++) {
+        const got = await Promise.all(
+          Array.from({ length: 4 }, (_, k) => db.executeQuery(inTurns(`r${round}-${k}`))),
+        );
+        claimed.push(
+          ...got.flatMap((g) => (g.rows as unknown as Record<string, unknown>[]).map((r) => r.id as string)),
+        );
+      }
+      expect(claimed.sort()).toEqual(ids);
+    },
+  );
 
   it('does not claim a chosen row that stopped being due or was leased by another before the UPDATE', async () => {
     const [a, b, c] = await add(3);

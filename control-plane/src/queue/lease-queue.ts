@@ -11,14 +11,14 @@
  * (`LeaseColumns`) and passes what it sets on claim and on finish.
  */
 import {
-  type CompiledQuery,
+  CompiledQuery,
   type Expression,
   type ExpressionBuilder,
   type Kysely,
   type SqlBool,
   sql,
 } from 'kysely';
-import { type Database, type Db, isPostgres } from '../store/index.js';
+import { type Database, type Db, isPostgres, shiftParameters } from '../store/index.js';
 
 /** The queue tables, by name. */
 export type QueueTable = keyof Database & string;
@@ -128,11 +128,10 @@ export async function claim<T extends QueueTable>(
 }
 
 /**
- * The statement of {@link claim} on PostgreSQL, for a caller that writes more with the claim in one statement
- * (the claimed rows as a CTE of it): the UPDATE, its choice a FOR UPDATE SKIP LOCKED subquery, returning the
- * claimed rows in no particular order. On its own it is a whole claim: it needs no transaction.
+ * The statement of {@link claim} on PostgreSQL: the UPDATE, its choice a FOR UPDATE SKIP LOCKED subquery,
+ * returning the claimed rows in no particular order. On its own it is a whole claim: it needs no transaction.
  */
-export function claimStatement<T extends QueueTable>(
+function claimStatement<T extends QueueTable>(
   db: Db,
   q: LeaseColumns<T>,
   opts: Omit<ClaimOptions<T>, 'peek'>,
@@ -159,6 +158,73 @@ function claimUpdate<T extends QueueTable>(
       ...(c.owner ? { [c.owner]: opts.owner } : {}),
       ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
     }));
+}
+
+/** One turn of {@link claimInTurnsStatement}: which rows it may take, and the owner of each it takes, in order. */
+export interface ClaimTurn<T extends QueueTable> {
+  due: ClaimOptions<T>['due'];
+  owners: readonly string[];
+}
+
+/**
+ * On PostgreSQL, claims for several holders in turn, in one statement: the first turn takes up to as many of the
+ * oldest rows its `due` names as it has owners, the next turn the oldest of its own that no earlier turn took, and
+ * so on, each row for the next owner of its turn (oldest row, first owner). Each turn's choice is a FOR UPDATE SKIP
+ * LOCKED subquery, so the statement is a whole claim, exactly what claiming turn by turn in one transaction gives,
+ * and needs no transaction. Returns the UPDATE, returning the claimed rows in no particular order.
+ */
+export function claimInTurnsStatement<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Pick<ClaimOptions<T>, 'now' | 'leaseMs' | 'set'> & { turns: readonly ClaimTurn<T>[] },
+): CompiledQuery<Database[T]> {
+  const c = names(q);
+  if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
+  const turns = opts.turns.filter((t) => t.owners.length > 0);
+  if (turns.length === 0) throw new RangeError('a claim in turns needs a turn with an owner');
+  const parameters: unknown[] = [];
+  const text = (query: CompiledQuery) => {
+    const shifted = shiftParameters(query.sql, parameters.length);
+    parameters.push(...query.parameters);
+    return shifted;
+  };
+  const id = sql.ref(c.id);
+  const order = c.order.map((col) => `"${col}"`).join(', ');
+  const choices = turns.map((turn, k) => {
+    let choice = orderedChoice(db, c, dueAndUnleased(c, turn.due, opts.now), c.order, turn.owners.length);
+    for (let j = 0; j < k; j++)
+      choice = choice.where(id, 'not in', sql`(select ${id} from ${sql.table(`t${j}`)})`);
+    return `t${k} as (${text(choice.forUpdate().skipLocked().compile())})`;
+  });
+  // Each turn's rows numbered oldest first, each matched to its turn's owner of that number.
+  const columns = [...new Set([c.id, ...c.order])].map((col) => `"${col}"`).join(', ');
+  const taken = turns.map((_, k) => `select ${columns}, ${k} as turn from t${k}`).join(' union all ');
+  const owners = turns.flatMap((turn, k) =>
+    turn.owners.map((owner, n) => {
+      parameters.push(owner);
+      return `($${parameters.length}::text, ${k}, ${n + 1})`;
+    }),
+  );
+  const assigned =
+    `o as (select x."${c.id}", v.owner from (select "${c.id}", turn, ` +
+    `row_number() over (partition by turn order by ${order}) as n from (${taken}) as u) as x ` +
+    `join (values ${owners.join(', ')}) as v(owner, turn, n) on v.turn = x.turn and v.n = x.n)`;
+  const update = untyped(db)
+    .updateTable(c.table)
+    .set((eb) => ({
+      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
+      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+      [c.owner!]: eb.ref('o.owner'),
+      ...(c.attempts ? { [c.attempts]: eb(`${c.table}.${c.attempts}`, '+', 1) } : {}),
+    }))
+    .from('o')
+    .whereRef(`${c.table}.${c.id}`, '=', `o.${c.id}`)
+    .returningAll(c.table)
+    .compile();
+  return CompiledQuery.raw(
+    `with ${[...choices, assigned].join(', ')} ${text(update)}`,
+    parameters,
+  ) as CompiledQuery<Database[T]>;
 }
 
 /**
@@ -205,11 +271,8 @@ export async function claimChosen<T extends QueueTable>(
   return sortByOrder(rows, names(q).order).map((r) => r as unknown as Database[T]);
 }
 
-/**
- * The UPDATE of {@link claimChosen}, for a caller that writes more with the claim in one statement: it
- * returns the claimed rows in no particular order.
- */
-export function claimChosenStatement<T extends QueueTable>(
+/** The UPDATE of {@link claimChosen}, returning the claimed rows in no particular order. */
+function claimChosenStatement<T extends QueueTable>(
   db: Db,
   q: LeaseColumns<T>,
   opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },

@@ -12,5 +12,5 @@ export * from './secrets.js';
 export { directReads, type DirectReads } from './direct-reads.js';
 export * from './idempotency-keys.js';
 export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.js';
-export { WriteSet, WriteSetMismatch, type Expectation } from './write-set.js';
+export { WriteSet, WriteSetMismatch, shiftParameters, type Expectation } from './write-set.js';
 export { readTogether } from './read-set.js';
