@@ -218,5 +218,6 @@ function mismatchIn(
  * by digits in its SQL is always one.
  */
 export function shiftParameters(sql: string, offset: number): string {
+  if (offset === 0) return sql;
   return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
 }

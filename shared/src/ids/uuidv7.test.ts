@@ -19,6 +19,14 @@ describe('uuidv7', () => {
     for (const id of ids) expect(id).toMatch(UUID_V7);
   });
 
+  it('gives every id random bits of its own, across many draws of random bytes', () => {
+    // 62 random bits an id: among 5,000 ids a repeat would mean bytes drawn twice.
+    const tails = Array.from({ length: 5_000 }, (_, i) =>
+      uuidv7(Date.parse('2027-02-01T00:00:00Z') + i).slice(19),
+    );
+    expect(new Set(tails).size).toBe(tails.length);
+  });
+
   it('keeps increasing when the clock goes back', () => {
     const later = uuidv7(Date.parse('2027-06-01T00:00:00Z'));
     const earlier = uuidv7(Date.parse('2027-05-01T00:00:00Z'));

@@ -13,10 +13,26 @@ import { randomFillSync } from 'node:crypto';
 
 let lastMs = -1;
 let counter = 0;
-const random = new Uint8Array(10);
+
+/**
+ * Random bytes drawn ahead, 10 an id: one call into the CSPRNG per 409 ids instead of one each (a sealed batch
+ * of print results makes dozens of ids, and the calls were a measurable share of the control plane's thread).
+ * Each id takes bytes no other id took.
+ */
+const POOL = new Uint8Array(4096);
+let drawn = POOL.length;
+
+function randomBytes10(): Uint8Array {
+  if (drawn + 10 > POOL.length) {
+    randomFillSync(POOL);
+    drawn = 0;
+  }
+  drawn += 10;
+  return POOL.subarray(drawn - 10, drawn);
+}
 
 export function uuidv7(now: number = Date.now()): string {
-  randomFillSync(random);
+  const random = randomBytes10();
   if (now > lastMs) {
     lastMs = now;
     counter = ((random[0]! & 0x07) << 8) | random[1]!; // a random start below 2^11 leaves room to count
