@@ -215,24 +215,13 @@ export class TransparencyLog {
   }
 }
 
-/**
- * A seal wakes the sequencer, but its passes start at least this far apart (or `intervalMs`, when shorter): on a
- * floor that seals in many calls a second, one pass takes in the receipts of many calls and signs one head for
- * them, instead of a transaction and a signed head for every call.
- */
-export const SEQUENCE_WAKE_GAP_MS = 100;
-
-/**
- * The sequencer as an in-process worker: every `intervalMs`, and soon after a label is sealed here (within
- * {@link SEQUENCE_WAKE_GAP_MS} of its last pass).
- */
+/** The sequencer as an in-process worker: every `intervalMs`, and at once when a label is sealed here. */
 export function startSequencer(log: TransparencyLog, deps: { log: Logger; intervalMs: number }): PollingLoop {
   const loop = new PollingLoop({
     name: 'transparency log sequencer',
     pollMs: deps.intervalMs,
     log: deps.log,
     pass: () => log.sequence(),
-    wakeGapMs: Math.min(SEQUENCE_WAKE_GAP_MS, deps.intervalMs),
   });
   loop.start();
   return loop;

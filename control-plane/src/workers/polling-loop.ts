@@ -9,14 +9,6 @@ export interface PollingLoopOptions {
   log: Logger;
   /** One unit of work; a throw is logged and treated as idle. */
   pass: () => Promise<PassResult>;
-  /**
-   * The least time from the start of a pass to the start of the next one that a wake-up starts (default 0).
-   * A burst of wake-ups is then one pass that takes all their work: what each pass costs whatever it does
-   * (a transparency log pass signs a tree head) is paid once per gap, not once per wake-up. A pass that
-   * `worked` (a backlog) is followed at once as always.
-   */
-  wakeGapMs?: number;
-  now?: () => number;
 }
 
 /**
@@ -29,8 +21,6 @@ export class PollingLoop {
   private stopRequested = false;
   private wakeUp: (() => void) | undefined;
   private pendingWake = false;
-  /** When the last pass started. */
-  private lastStart = -Infinity;
 
   constructor(private readonly opts: PollingLoopOptions) {}
 
@@ -61,37 +51,24 @@ export class PollingLoop {
   }
 
   private async loop(): Promise<void> {
-    const now = this.opts.now ?? (() => performance.now());
-    const gap = this.opts.wakeGapMs ?? 0;
     while (!this.stopRequested) {
       let result: PassResult = 'idle';
       this.pendingWake = false;
-      this.lastStart = now();
       try {
         result = await this.opts.pass();
       } catch (err) {
         this.opts.log.error({ err }, `${this.opts.name} pass failed`);
       }
-      if (result === 'worked' || this.stopRequested) continue;
-      // Idle: sleep until the next poll, or until a wake-up, but not sooner than the gap after this pass began.
-      await new Promise<void>((resolve) => {
-        let t: ReturnType<typeof setTimeout>;
-        const woken = () => {
-          clearTimeout(t);
-          const rest = this.lastStart + gap - now();
-          if (rest > 0 && !this.stopRequested) t = setTimeout(resolve, rest);
-          else resolve();
-        };
-        if (this.pendingWake) woken();
-        else t = setTimeout(resolve, this.opts.pollMs);
-        this.wakeUp = () => {
-          if (this.stopRequested) {
+      if (result === 'idle' && !this.stopRequested && !this.pendingWake) {
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, this.opts.pollMs);
+          this.wakeUp = () => {
             clearTimeout(t);
             resolve();
-          } else woken();
-        };
-      });
-      this.wakeUp = undefined;
+          };
+        });
+        this.wakeUp = undefined;
+      }
     }
   }
 }
