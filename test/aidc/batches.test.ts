@@ -557,6 +557,29 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     }
   }
 
+  it('applies a batch sent twice at once (a retry racing its original) once: both answers agree', async () => {
+    const { a, b, items } = await twoJobsToSeal();
+    const keyed = items.map((item) => ({ ...item, key: randomUUID() }));
+    const [first, second] = await Promise.all([dev.results(keyed), dev.results(keyed)]);
+    expect(first.status, first.text).toBe(200);
+    expect(second.status, second.text).toBe(200);
+    const answers = (r: typeof first) =>
+      (r.body.data as { status: number; data?: { state: string } }[]).map((o) => [o.status, o.data?.state]);
+    expect(answers(second)).toEqual(answers(first));
+    expect(answers(first).every(([status]) => status === 200)).toBe(true);
+    await expectSealed(a!.jobRef);
+    await expectSealed(b!.jobRef);
+    // Each result written once: one audit entry per result, one seal receipt per job.
+    expect(await audited(a!.jobRef)).toHaveLength(6);
+    expect(await audited(b!.jobRef)).toHaveLength(6);
+    const receipts = await t.cp.store.db
+      .selectFrom('seal_receipts')
+      .select('job_ref')
+      .where('job_ref', 'in', [a!.jobRef, b!.jobRef])
+      .execute();
+    expect(receipts).toHaveLength(2);
+  });
+
   it('answers from the job as it is when another writer moves it while the batch runs', async () => {
     const { a, b, items } = await twoJobsToSeal();
     const iso = new Date().toISOString();

@@ -169,6 +169,39 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     expect(actions.map((a) => a.action).sort()).toEqual(['action.1', 'action.2']);
   });
 
+  it('stands alone across several statements in a transaction of its own: all of them or none', async () => {
+    const db = await storeWith('t');
+    // 40,000 parameters and then a twin: the set needs two statements, and its last write finds a row taken.
+    const set = (last: string) => {
+      const writes = new WriteSet();
+      for (let i = 0; i < 40; i++) {
+        const rows = Array.from({ length: 100 }, (_, n) => audit('t', i * 100 + n));
+        writes.add(db.insertInto('audit_log').values(rows), { rows: 100, otherwise: 'all inserted' });
+      }
+      return writes.add(
+        db
+          .insertInto('tenants')
+          .values(tenantRow(last))
+          .onConflict((oc) => oc.column('id').doNothing()),
+        { rows: 1, otherwise: 'no twin came first' },
+      );
+    };
+    const count = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('audit_log')
+            .select((eb) => eb.fn.countAll<number>().as('count'))
+            .where('tenant_id', '=', 't')
+            .executeTakeFirstOrThrow()
+        ).count,
+      );
+    await expect(set('t').flushAlone(db)).rejects.toThrow(WriteSetMismatch);
+    expect(await count()).toBe(0);
+    await set('u').flushAlone(db);
+    expect(await count()).toBe(4000);
+  });
+
   it('stands alone though a write that fails is not the one that expects', async () => {
     const db = await storeWith('a');
     // A duplicate primary key fails the statement (or, on SQLite, the set's own transaction) whole.
