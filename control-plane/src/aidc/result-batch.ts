@@ -288,17 +288,16 @@ class BatchRecords implements ResultReads {
         ])
         .where('a.job_ref', 'in', jobRefs)
         .compile(),
-      // For SEALED, the serials the seal reports printed (their print_status decides the commissioning).
+      // For SEALED, the serials the seal reports printed (their print_status decides the commissioning): the
+      // tenant's serials of the jobs, by key alone (as the jobs: with the tenant in the subquery SQLite walks
+      // the tenant's jobs, 0.26 ms a read with 2,000 of them; another tenant's job names none of ours that a
+      // check lets through).
       ...(sealingRefs.length > 0
         ? {
             serials: port.serialsRead(
               trx,
               principal.tenantId,
-              trx
-                .selectFrom('print_jobs')
-                .select('serial')
-                .where('job_ref', 'in', sealingRefs)
-                .where('tenant_id', '=', principal.tenantId),
+              trx.selectFrom('print_jobs').select('serial').where('job_ref', 'in', sealingRefs),
             ),
           }
         : {}),
