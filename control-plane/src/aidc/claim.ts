@@ -192,8 +192,8 @@ interface NewAttempt {
 /**
  * On PostgreSQL: a claim's UPDATE (returning the claimed jobs) and the attempts of the jobs it claims, in one
  * statement. The attempts are written from the rows the UPDATE returns, so a job claimed by no one writes
- * none; each takes its passport's current version, and the statement returns each job (in no particular
- * order) with what the envelope says of that version.
+ * none; each takes its passport's current version. Returns the claimed jobs (in no particular order), each
+ * with its attempt and what the envelope says of that version.
  */
 async function withAttempts(
   db: Db,
@@ -219,32 +219,27 @@ async function withAttempts(
       join (values ${values.join(', ')}) as n(attempt_id, printer, jti) on n.attempt_id = c.attempt_id
       left join passports as p on p.tenant_id = c.tenant_id and p.product_id = c.product_id
       left join passport_versions as v on v.id = p.current_version_id
-      returning attempt_id, printer, envelope_jti, passport_version_id
+      returning attempt_id, passport_version_id
     )
-    select c.*, a.printer as claim_printer, a.envelope_jti as claim_jti, v.id as claim_version_id,
-      v.content_hash as claim_content_hash, v.merkle_root as claim_merkle_root
+    select c.*, v.id as claim_version_id, v.content_hash as claim_content_hash,
+      v.merkle_root as claim_merkle_root
     from claimed as c
     join attempt as a on a.attempt_id = c.attempt_id
     left join passport_versions as v on v.id = a.passport_version_id`;
   const { rows } = await db.executeQuery<ClaimedRow>(CompiledQuery.raw(text, params));
-  return rows.map(
-    ({ claim_printer, claim_jti, claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
-      row,
-      printer: claim_printer,
-      attemptId: row.attempt_id!,
-      jti: claim_jti,
-      passportVersion:
-        claim_version_id === null
-          ? null
-          : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
-    }),
-  );
+  const byId = new Map(attempts.map((a) => [a.attemptId, a]));
+  return rows.map(({ claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
+    ...byId.get(row.attempt_id!)!,
+    row,
+    passportVersion:
+      claim_version_id === null
+        ? null
+        : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
+  }));
 }
 
-/** A row {@link withAttempts} returns: the claimed job and its attempt's printer, envelope id and version. */
+/** A row {@link withAttempts} returns: the claimed job and what the envelope says of its attempt's version. */
 type ClaimedRow = PrintJobTable & {
-  claim_printer: string;
-  claim_jti: string;
   claim_version_id: string | null;
   claim_content_hash: string | null;
   claim_merkle_root: string | null;
@@ -337,20 +332,16 @@ async function claimForPrinters(
     due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, printers),
     set: () => claimedBy(deviceId, t),
   };
-  const byAttempt = new Map<string, TakenJob>();
-  if (owners.size > 0) {
-    for (const row of await claimChosen(trx, PRINT_QUEUE, claim)) {
-      byAttempt.set(row.attempt_id!, { row, printer: '', attemptId: row.attempt_id!, jti: '' });
-    }
-  }
+  const claimed = owners.size > 0 ? await claimChosen(trx, PRINT_QUEUE, claim) : [];
+  const rows = new Map(claimed.map((row) => [row.attempt_id!, row]));
   const cut = chosen.length === wanted;
   const taken: TakenJob[] = [];
   for (const { printer, jobs } of plan) {
     let short = printer.count;
     for (const { attemptId, jti } of jobs) {
-      const claimed = byAttempt.get(attemptId);
-      if (!claimed) continue;
-      taken.push({ ...claimed, printer: printer.name, jti });
+      const row = rows.get(attemptId);
+      if (!row) continue;
+      taken.push({ row, printer: printer.name, attemptId, jti });
       short -= 1;
     }
     // Short of its count: the rest of the queue may hold jobs only this printer can print.

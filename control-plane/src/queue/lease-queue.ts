@@ -113,7 +113,7 @@ export async function claim<T extends QueueTable>(
   let rows: Record<string, unknown>[];
   if (isPostgres(db)) {
     if (opts.peek && !(await due.executeTakeFirst())) return [];
-    rows = (await db.executeQuery(claimStatement(db, q, opts))).rows as unknown as Record<string, unknown>[];
+    rows = await update.where(c.id, 'in', due.forUpdate().skipLocked()).returningAll().execute();
   } else {
     // Two statements on SQLite: the ordered choice with its LIMIT as a subquery of the UPDATE costs more
     // than the SELECT and an UPDATE by primary key together. Outside a transaction another statement on the
@@ -128,27 +128,13 @@ export async function claim<T extends QueueTable>(
 }
 
 /**
- * The statement of {@link claim} on PostgreSQL: the UPDATE, its choice a FOR UPDATE SKIP LOCKED subquery,
- * returning the claimed rows in no particular order. On its own it is a whole claim: it needs no transaction.
+ * A claim's UPDATE before its WHERE: the lease, the owner (a value, or an expression such as another
+ * table's column), the count and what else it sets.
  */
-function claimStatement<T extends QueueTable>(
-  db: Db,
-  q: LeaseColumns<T>,
-  opts: Omit<ClaimOptions<T>, 'peek'>,
-): CompiledQuery<Database[T]> {
-  const c = names(q);
-  const due = orderedChoice(db, c, dueAndUnleased(c, opts.due, opts.now), [], opts.limit ?? 1);
-  return claimUpdate(db, c, opts)
-    .where(c.id, 'in', due.forUpdate().skipLocked())
-    .returningAll()
-    .compile() as CompiledQuery<Database[T]>;
-}
-
-/** A claim's UPDATE for one holder, before its WHERE: the lease, the owner, the count and what else it sets. */
 function claimUpdate<T extends QueueTable>(
   db: Db,
   c: ReturnType<typeof names>,
-  opts: Pick<ClaimOptions<T>, 'set' | 'now' | 'leaseMs' | 'owner'>,
+  opts: Pick<ClaimOptions<T>, 'set' | 'now' | 'leaseMs'> & { owner?: unknown },
 ) {
   return untyped(db)
     .updateTable(c.table)
@@ -209,14 +195,7 @@ export function claimInTurnsStatement<T extends QueueTable>(
     `o as (select x."${c.id}", v.owner from (select "${c.id}", turn, ` +
     `row_number() over (partition by turn order by ${order}) as n from (${taken}) as u) as x ` +
     `join (values ${owners.join(', ')}) as v(owner, turn, n) on v.turn = x.turn and v.n = x.n)`;
-  const update = untyped(db)
-    .updateTable(c.table)
-    .set((eb) => ({
-      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
-      [c.owner!]: eb.ref('o.owner'),
-      ...(c.attempts ? { [c.attempts]: eb(`${c.table}.${c.attempts}`, '+', 1) } : {}),
-    }))
+  const update = claimUpdate(db, c, { ...opts, owner: sql.ref('o.owner') })
     .from('o')
     .whereRef(`${c.table}.${c.id}`, '=', `o.${c.id}`)
     .returningAll(c.table)
@@ -263,24 +242,11 @@ export async function claimChosen<T extends QueueTable>(
   q: LeaseColumns<T>,
   opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
 ): Promise<Database[T][]> {
-  if (opts.owners.size === 0) return [];
-  const rows = (await db.executeQuery(claimChosenStatement(db, q, opts))).rows as unknown as Record<
-    string,
-    unknown
-  >[];
-  return sortByOrder(rows, names(q).order).map((r) => r as unknown as Database[T]);
-}
-
-/** The UPDATE of {@link claimChosen}, returning the claimed rows in no particular order. */
-function claimChosenStatement<T extends QueueTable>(
-  db: Db,
-  q: LeaseColumns<T>,
-  opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
-): CompiledQuery<Database[T]> {
   const c = names(q);
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
+  if (opts.owners.size === 0) return [];
   const ids = [...opts.owners.keys()];
-  return untyped(db)
+  const rows = await untyped(db)
     .updateTable(c.table)
     .set((eb) => ({
       ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
@@ -295,7 +261,8 @@ function claimChosenStatement<T extends QueueTable>(
     .where(c.id, 'in', ids)
     .$if(!db.isTransaction, (w) => w.where(dueAndUnleased(c, opts.due, opts.now)))
     .returningAll()
-    .compile() as CompiledQuery<Database[T]>;
+    .execute();
+  return sortByOrder(rows as Record<string, unknown>[], c.order).map((r) => r as unknown as Database[T]);
 }
 
 /** The rows `due` names that no live lease holds at `now`. */
