@@ -4,7 +4,7 @@
  * owner, cost-profile.ts by named cost); `DPP_BENCH_PROFILE_DIR` keeps each whole profile as
  * `<name>.cpuprofile`, for Chrome DevTools or speedscope.
  */
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import path from 'node:path';
 
@@ -37,6 +37,7 @@ export async function startProfiling(name: string, intervalUs = 500): Promise<()
       const { profile } = (await session.post('Profiler.stop')) as unknown as { profile: CpuProfile };
       const dir = process.env.DPP_BENCH_PROFILE_DIR;
       if (dir) {
+        await mkdir(dir, { recursive: true });
         await writeFile(path.join(dir, `${name.replace(/\W+/g, '-')}.cpuprofile`), JSON.stringify(profile));
       }
       return profile;

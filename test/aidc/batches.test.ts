@@ -687,6 +687,104 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(serialA).toEqual({ print_status: 'printed', print_source: 'aidc' });
   });
 
+  describe('a device remembered from its last call claims only while it is what a read finds now', () => {
+    // In tenant b, whose queue no other test of this file fills: an empty claim is one with no work.
+    const adminB = () => t.tenants.b.admin;
+    const stateB = async (ref: string) =>
+      (await t.call('GET', `/api/v2/aidc/jobs/${ref}`, { key: adminB() })).body.data as { state: string };
+
+    /** A device of its own printer, read once by a call of its own (it is then remembered). */
+    async function rememberedDevice(printer: string) {
+      const enrolled = await enrollTestDevice(t, adminB(), { printerNames: [printer] });
+      const device = await new HttpPrintDevice(t.call, enrolled).init();
+      const read = await t.call('GET', `/api/v2/devices/${enrolled.id}`, { key: device.token });
+      expect(read.status, read.text).toBe(200);
+      return { enrolled, device };
+    }
+
+    /** A job of tenant b, left waiting. */
+    async function jobB(): Promise<string> {
+      const p = await journey(t.call, adminB(), 1);
+      const r = await t.call('POST', '/api/v2/aidc/jobs', {
+        key: adminB(),
+        body: { gtin: p.gtin, serial: p.serials[0] },
+      });
+      expect(r.status, r.text).toBe(201);
+      return r.body.data.jobRef as string;
+    }
+
+    it('refuses a revoked device 401 on both claim routes and claims nothing, the job left waiting', async () => {
+      const { enrolled, device } = await rememberedDevice('zebra-31');
+      const ref = await jobB();
+      const revoked = await t.call('POST', `/api/v2/devices/${enrolled.id}/revoke`, { key: adminB() });
+      expect(revoked.status).toBe(200);
+      const batch = await t.call('POST', '/api/v2/aidc/jobs/claims', {
+        key: device.token,
+        body: { printers: [{ name: 'zebra-31', rfid: true }] },
+      });
+      expect(batch.status, batch.text).toBe(401);
+      const single = await t.call('POST', '/api/v2/aidc/jobs/claim', {
+        key: device.token,
+        body: { printer: { name: 'zebra-31', rfid: true } },
+      });
+      expect(single.status, single.text).toBe(401);
+      expect((await stateB(ref)).state).toBe('QUEUED');
+      const attempts = await t.cp.store.db
+        .selectFrom('print_attempts')
+        .select('attempt_id')
+        .where('job_ref', '=', ref)
+        .execute();
+      expect(attempts).toEqual([]);
+      // Another device of the tenant takes it.
+      const { device: next } = await rememberedDevice('zebra-32');
+      const [claimed] = await next.claimMany([{ name: 'zebra-32' }]);
+      expect(claimed?.jobRef).toBe(ref);
+      await next.sealMany([claimed!]);
+      expect((await stateB(ref)).state).toBe('SEALED');
+    });
+
+    it('claims for the device as read now when its tenant changed since, and refuses as that read decides', async () => {
+      const { device } = await rememberedDevice('zebra-33');
+      const ref = await jobB();
+      const { db } = t.cp.store;
+      const { id, name } = await db
+        .selectFrom('tenants')
+        .select(['id', 'name'])
+        .where('id', '=', t.tenants.b.id)
+        .executeTakeFirstOrThrow();
+      await db
+        .updateTable('tenants')
+        .set({ name: `${name} (renamed)` })
+        .where('id', '=', id)
+        .execute();
+      try {
+        const [claimed] = await device.claimMany([{ name: 'zebra-33' }]);
+        expect(claimed?.jobRef).toBe(ref);
+        await device.sealMany([claimed!]);
+        expect((await stateB(ref)).state).toBe('SEALED');
+        // Remembered as read now: a printer it is not enrolled for is refused as before.
+        const other = await t.call('POST', '/api/v2/aidc/jobs/claims', {
+          key: device.token,
+          body: { printers: [{ name: 'zebra-39' }] },
+        });
+        expect(other.status).toBe(403);
+        expect(other.body.error).toMatchObject({ code: 'FORBIDDEN', details: { printer: 'zebra-39' } });
+      } finally {
+        await db.updateTable('tenants').set({ name }).where('id', '=', id).execute();
+      }
+    });
+
+    it('answers a claim with no work as before: [] on the batch route, 204 on the single one', async () => {
+      const { device } = await rememberedDevice('zebra-34');
+      expect(await device.claimMany([{ name: 'zebra-34', count: 3 }])).toEqual([]);
+      const single = await t.call('POST', '/api/v2/aidc/jobs/claim', {
+        key: device.token,
+        body: { printer: { name: 'zebra-34', rfid: false } },
+      });
+      expect(single.status, single.text).toBe(204);
+    });
+  });
+
   it.runIf(dialect === 'postgres')(
     'fences a job claimed again by another attempt while the batch runs, though its state is the same',
     async () => {

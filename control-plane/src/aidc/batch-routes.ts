@@ -13,37 +13,22 @@ import {
 } from '@dpp/shared';
 import { z } from 'zod';
 import {
-  ApiError,
+  type ApiError,
   dataEnvelope,
   operationKey,
   requestHash,
   route,
   toApiError,
-  type Principal,
   type RouteDef,
   nothingPublic,
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
-import { refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
+import { claimAs, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { reportResults } from './result-batch.js';
 import type { AidcRouteDeps } from './routes.js';
 
 /** The route a batched result stands for: its Idempotency-Key is the same key on either. */
 const SINGLE_RESULT_ROUTE = 'POST /api/v2/aidc/jobs/{ref}/result';
-
-/**
- * Throws 403 FORBIDDEN when a device enrolled for named printers claims for another one (the binding as read
- * when the call was authenticated).
- */
-function checkPrinters(principal: Principal, printers: readonly string[]): void {
-  const bound = principal.type === 'device' ? principal.printerNames : [];
-  const other = bound.length > 0 ? printers.find((p) => !bound.includes(p)) : undefined;
-  if (other !== undefined) {
-    throw new ApiError('FORBIDDEN', `Printer ${other} is not one this device was enrolled for`, {
-      details: { printer: other, enrolledPrinters: bound },
-    });
-  }
-}
 
 /** A refused or failed result as the single route would have answered it. */
 function errorOutcome(jobRef: string, err: unknown): ResultOutcome {
@@ -71,16 +56,16 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
         'by one: every claim is its own attempt with its own lease, `attempt_id` and envelope. 200 with the ' +
         'claims in request order, an empty array when there is no work. At most 64 claims a call.',
       tags: ['Print jobs'],
-      auth: { scopes: [DEVICE_SCOPE], principals: ['device'] },
+      auth: { scopes: [DEVICE_SCOPE], principals: ['device'], checkedInStatement: true },
       request: { body: ClaimBatchRequestSchema },
       errors: ['FORBIDDEN'],
       responses: { 200: { description: 'Claimed (maybe none)', schema: dataEnvelope(ClaimBatchSchema) } },
       handler: async ({ principal, body }) => {
-        checkPrinters(
+        const claimed = await claimAs(
           principal,
           body.printers.map((p) => p.name),
+          (as, onlyIf) => claimJobs(deps.claim, as.tenant.id, as.id, body.printers, onlyIf),
         );
-        const claimed = await claimJobs(deps.claim, principal.tenant.id, principal.id, body.printers);
         return { status: 200, body: { data: claimed } };
       },
     }),

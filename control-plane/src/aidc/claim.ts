@@ -8,7 +8,7 @@ import {
   LABEL_MAY_BE_OUT,
   type PassportVersionRef,
 } from '@dpp/shared';
-import { CompiledQuery, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
+import { CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, sql } from 'kysely';
 import {
   type LeaseColumns,
   claim,
@@ -103,12 +103,19 @@ export async function claimJob(
   tenantId: string,
   deviceId: string,
   req: ClaimRequest,
+  onlyIf?: ClaimCondition,
 ): Promise<Claimed | null> {
-  const [claimed] = await claimJobs(deps, tenantId, deviceId, [{ ...req.printer, count: 1 }]);
+  const [claimed] = await claimJobs(deps, tenantId, deviceId, [{ ...req.printer, count: 1 }], onlyIf);
   if (!claimed) return null;
   const { printer: _printer, ...one } = claimed;
   return one;
 }
+
+/**
+ * A condition a claim holds to, checked by the claim itself (in its statement on PostgreSQL, in its
+ * transaction on SQLite): while it is false nothing is claimed. A remembered principal's `stillCurrent`.
+ */
+export type ClaimCondition = (eb: ExpressionBuilder<Database, never>) => Expression<SqlBool>;
 
 /** A printer of a batch claim and how many jobs it takes at most. */
 export interface PrinterClaim {
@@ -124,12 +131,14 @@ export interface PrinterClaim {
  * statements are shared. A printer that finds no more work stops. Each claimed job's attempt is written with
  * the passport version it prints. On PostgreSQL all of it is one statement ({@link claimInTurns}), with no
  * transaction around it; on SQLite one transaction: the claims, then the attempts ({@link recordAttempts}).
+ * With `onlyIf`, nothing is claimed unless it holds when the claim is made.
  */
 export async function claimJobs(
   deps: ClaimDeps,
   tenantId: string,
   deviceId: string,
   printers: readonly PrinterClaim[],
+  onlyIf?: ClaimCondition,
 ): Promise<(Claimed & { printer: string })[]> {
   const t = deps.now();
   const iso = new Date(t).toISOString();
@@ -143,8 +152,9 @@ export async function claimJobs(
     wanted === 0
       ? []
       : deps.dialect === 'postgres'
-        ? await claimInTurns(deps.db, deps, at, printers)
+        ? await claimInTurns(deps.db, deps, at, printers, onlyIf)
         : await deps.db.transaction().execute(async function claimInTransaction(trx) {
+            if (onlyIf && !(await holds(trx, onlyIf))) return [];
             const taken = await claimForPrinters(trx, deps, at, printers);
             return taken.length === 0 ? taken : recordAttempts(trx, at, taken);
           });
@@ -163,6 +173,15 @@ export async function claimJobs(
       printer: c.printer,
     })),
   );
+}
+
+/** Whether a claim's condition holds now, read in the claim's transaction. */
+async function holds(trx: Db, condition: ClaimCondition): Promise<boolean> {
+  const row = await trx
+    .selectNoFrom((eb) => sql<SqlBool>`${condition(eb)}`.as('holds'))
+    .executeTakeFirstOrThrow();
+  // SQLite answers 0 or 1, PostgreSQL a boolean.
+  return Boolean(row.holds);
 }
 
 /** Who claims, and when. */
@@ -365,6 +384,7 @@ async function claimInTurns(
   deps: ClaimDeps,
   at: ClaimAt,
   printers: readonly PrinterClaim[],
+  onlyIf?: ClaimCondition,
 ): Promise<TakenJob[]> {
   const { tenantId, deviceId, t } = at;
   const turns = printers.map((printer) => ({
@@ -380,7 +400,14 @@ async function claimInTurns(
     leaseMs: deps.settings.leaseSeconds * 1000,
     set: () => claimedBy(deviceId, t),
     turns: turns.map(({ printer, attempts }) => ({
-      due: (eb) => printableBy(eb, tenantId, [printer]),
+      due: (eb) =>
+        onlyIf
+          ? eb.and([
+              printableBy(eb, tenantId, [printer]),
+              // Uncorrelated: PostgreSQL evaluates it once for the statement.
+              onlyIf(eb as unknown as ExpressionBuilder<Database, never>),
+            ])
+          : printableBy(eb, tenantId, [printer]),
       owners: attempts.map((a) => a.attemptId),
     })),
   });

@@ -8,8 +8,10 @@ import {
   type AnswerReply,
   type Principal,
   type PublicEffect,
+  unauthorized,
   validationError,
 } from '../http/index.js';
+import type { ClaimCondition } from './claim.js';
 import type { JobView } from './model.js';
 import { EvidenceInvalid, PrintJobRefused, type RefusalReason } from './refusal.js';
 import type { Reporter } from './result.js';
@@ -29,6 +31,56 @@ export function refusalAsHttp(err: unknown): never {
   // The spec's plain 404: no code.
   if (err.reason === 'job_not_found') throw ApiError.notFound('Print job');
   throw new ApiError(REFUSAL_CODES[err.reason], err.message, { details: err.details, cause: err });
+}
+
+/**
+ * Throws 403 FORBIDDEN when a device enrolled for named printers claims for another one (the binding as read
+ * when the call was authenticated).
+ */
+function checkPrinters(principal: Principal, printers: readonly string[]): void {
+  const bound = principal.type === 'device' ? principal.printerNames : [];
+  const other = bound.length > 0 ? printers.find((p) => !bound.includes(p)) : undefined;
+  if (other !== undefined) {
+    throw new ApiError('FORBIDDEN', `Printer ${other} is not one this device was enrolled for`, {
+      details: { printer: other, enrolledPrinters: bound },
+    });
+  }
+}
+
+/**
+ * A claim for these printers as the principal, refused (403) for a printer its enrollment does not bind it
+ * to. A principal remembered from an earlier call (`Unconfirmed`, the claim routes' `checkedInStatement`) is
+ * not read first: the claim holds to its still being current, in its own statement. When that claims
+ * nothing, or the remembered principal would be refused, the principal is read again: 401 when it is no more,
+ * the claim (or refusal) stands when it is unchanged, and otherwise the claim is made again for it.
+ */
+export async function claimAs<T>(
+  principal: Principal,
+  printers: readonly string[],
+  claim: (principal: Principal, onlyIf?: ClaimCondition) => Promise<T[]>,
+): Promise<T[]> {
+  const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
+  if (!unconfirmed) {
+    checkPrinters(principal, printers);
+    return claim(principal);
+  }
+  let refused: ApiError | undefined;
+  try {
+    checkPrinters(principal, printers);
+    const claimed = await claim(principal, unconfirmed.stillCurrent);
+    if (claimed.length > 0) return claimed;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    refused = err;
+  }
+  const now = await unconfirmed.confirm();
+  if (!now.principal) throw unauthorized();
+  if (now.unchanged) {
+    if (refused) throw refused;
+    return [];
+  }
+  checkPrinters(now.principal, printers);
+  return claim(now.principal);
 }
 
 /** A result's answer, as sent and as kept under its Idempotency-Key: `{ data: job }`. */

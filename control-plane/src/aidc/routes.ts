@@ -28,7 +28,7 @@ import {
 import { aidcBatchRoutes } from './batch-routes.js';
 import { type ClaimDeps, claimJob, heartbeat } from './claim.js';
 import type { JobService } from './jobs.js';
-import { refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
+import { claimAs, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { type ResultDeps, reportResult } from './result.js';
 
 const RefParam = z.object({ ref: JobRefSchema });
@@ -131,7 +131,7 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         '`envelope` is a compact JWS (EdDSA, typ `dpp-aidc-envelope+jws`, keys at /.well-known/jwks.json) whose ' +
         '`aud` is the device id and whose `exp` is the lease expiry. 204 when there is no work.',
       tags: ['Print jobs'],
-      auth: device,
+      auth: { ...device, checkedInStatement: true },
       request: { body: ClaimRequestSchema },
       errors: ['FORBIDDEN'],
       responses: {
@@ -142,18 +142,10 @@ export function aidcRoutes(deps: AidcRouteDeps): RouteDef[] {
         204: { description: 'No claimable job' },
       },
       handler: async ({ principal, body }) => {
-        // A device enrolled for named printers claims only for those (an enrollment binds it to them).
-        const bound = principal.type === 'device' ? principal.printerNames : [];
-        if (bound.length > 0 && !bound.includes(body.printer.name)) {
-          throw new ApiError(
-            'FORBIDDEN',
-            `Printer ${body.printer.name} is not one this device was enrolled for`,
-            {
-              details: { printer: body.printer.name, enrolledPrinters: bound },
-            },
-          );
-        }
-        const claimed = await claimJob(deps.claim, principal.tenant.id, principal.id, body);
+        const [claimed] = await claimAs(principal, [body.printer.name], async (as, onlyIf) => {
+          const one = await claimJob(deps.claim, as.tenant.id, as.id, body, onlyIf);
+          return one ? [one] : [];
+        });
         return claimed ? { status: 200, body: { data: claimed } } : { status: 204 };
       },
     }),

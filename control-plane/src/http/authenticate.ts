@@ -16,18 +16,19 @@ export function presentedCredential(req: Request): string | null {
   return apiKey ? apiKey.trim() : null;
 }
 
-function unauthorized(): ApiError {
+export function unauthorized(): ApiError {
   return ApiError.plain(401, 'Missing or invalid credential', { headers: { 'WWW-Authenticate': 'Bearer' } });
 }
 
 export async function resolvePrincipal(
   req: Request,
   authenticators: readonly Authenticator[],
+  opts?: { remembered?: boolean },
 ): Promise<Principal | null> {
   const credential = presentedCredential(req);
   if (!credential) return null;
   for (const authenticate of authenticators) {
-    const principal = await authenticate(credential);
+    const principal = await authenticate(credential, opts);
     if (principal) return principal;
   }
   return null;
@@ -40,37 +41,52 @@ export async function resolvePrincipal(
  * or FORBIDDEN where the route says so), then the tier gate.
  */
 export function authenticate(auth: RouteAuth, authenticators: readonly Authenticator[], now: () => number) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    try {
-      const principal = await resolvePrincipal(req, authenticators);
-      if (!principal) throw unauthorized();
-      const allowedKinds = auth.principals ?? ['api_key'];
-      const { tenant } = principal;
-      if (tenant.sandbox && tenant.sandboxExpiresAt && Date.parse(tenant.sandboxExpiresAt) <= now()) {
-        throw new ApiError('SANDBOX_EXPIRED', 'The sandbox of this workspace has expired', {
-          details: { sandboxExpiresAt: tenant.sandboxExpiresAt },
-        });
-      }
-      const granted = expandScopes([...principal.scopes]);
-      // A valid credential of the wrong kind (a device token on an issuer route, an API key on a device-only
-      // route) is refused like a missing scope: the caller is known, the operation is not theirs.
-      if (!allowedKinds.includes(principal.type) || !hasAnyScope(granted, auth.scopes)) {
-        const required = auth.scopes.join(' or ');
-        const available = [...principal.scopes].sort();
-        if (auth.deniedCode === 'FORBIDDEN') {
-          throw new ApiError('FORBIDDEN', `This operation requires the ${required} scope`, {
-            details: { required, available },
-          });
-        }
-        throw new ApiError('API_SCOPE_DENIED', `This operation requires the ${required} scope`, {
+  const remembered = auth.checkedInStatement === true;
+  /** Throws the refusal of a principal this route does not admit. */
+  const admit = (principal: Principal): void => {
+    const allowedKinds = auth.principals ?? ['api_key'];
+    const { tenant } = principal;
+    if (tenant.sandbox && tenant.sandboxExpiresAt && Date.parse(tenant.sandboxExpiresAt) <= now()) {
+      throw new ApiError('SANDBOX_EXPIRED', 'The sandbox of this workspace has expired', {
+        details: { sandboxExpiresAt: tenant.sandboxExpiresAt },
+      });
+    }
+    const granted = expandScopes([...principal.scopes]);
+    // A valid credential of the wrong kind (a device token on an issuer route, an API key on a device-only
+    // route) is refused like a missing scope: the caller is known, the operation is not theirs.
+    if (!allowedKinds.includes(principal.type) || !hasAnyScope(granted, auth.scopes)) {
+      const required = auth.scopes.join(' or ');
+      const available = [...principal.scopes].sort();
+      if (auth.deniedCode === 'FORBIDDEN') {
+        throw new ApiError('FORBIDDEN', `This operation requires the ${required} scope`, {
           details: { required, available },
         });
       }
-      if (auth.minTier && TIERS.indexOf(tenant.tier) < TIERS.indexOf(auth.minTier)) {
-        throw new ApiError('FORBIDDEN', `This operation needs the ${auth.minTier} tier or higher`, {
-          details: { requiredTier: auth.minTier, tier: tenant.tier },
-        });
+      throw new ApiError('API_SCOPE_DENIED', `This operation requires the ${required} scope`, {
+        details: { required, available },
+      });
+    }
+    if (auth.minTier && TIERS.indexOf(tenant.tier) < TIERS.indexOf(auth.minTier)) {
+      throw new ApiError('FORBIDDEN', `This operation needs the ${auth.minTier} tier or higher`, {
+        details: { requiredTier: auth.minTier, tier: tenant.tier },
+      });
+    }
+  };
+  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    try {
+      let principal = await resolvePrincipal(req, authenticators, { remembered });
+      if (!principal) throw unauthorized();
+      try {
+        admit(principal);
+      } catch (err) {
+        // A remembered principal is read again before it is refused: the refusal is the present one's.
+        const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
+        if (!unconfirmed) throw err;
+        principal = (await unconfirmed.confirm()).principal;
+        if (!principal) throw unauthorized();
+        admit(principal);
       }
+      const { tenant } = principal;
       req.principal = principal;
       req.log = req.log.child({ tenant: tenant.id, principal: `${principal.type}:${principal.id}` });
       next();

@@ -38,3 +38,4 @@ export {
   type Refusal,
 } from './ip-limit.js';
 export { RateShare } from './rate-share.js';
+export { unauthorized } from './authenticate.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
+import { sql, type ExpressionBuilder } from 'kysely';
 import {
   DEVICE_SCOPE,
   type Ed25519PublicJwk,
@@ -10,7 +11,7 @@ import {
 import { ApiError, type Authenticator, type Principal } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
-import type { Db } from '../store/index.js';
+import type { Database, Db } from '../store/index.js';
 import { apiKeyAuthenticator, findTenant, toTenantInfo } from '../tenants/index.js';
 import { verifyDeviceSignedJwt } from '../devices/proof.js';
 
@@ -200,9 +201,86 @@ export class TokenService {
 }
 
 /** Verifies an access token and re-checks its subject in the store, so revocation takes effect at once. */
+/** Device principals remembered by an authenticator (`accessTokenAuthenticator`), the oldest read first out. */
+const DEVICES_REMEMBERED = 10_000;
+
+/** The columns a device's principal is made of: the device's, then its tenant's. */
+const DEVICE_PRINCIPAL_COLUMNS = [
+  'd.printer_names',
+  'd.public_jwk',
+  't.id',
+  't.name',
+  't.tier',
+  't.sandbox',
+  't.sandbox_expires_at',
+  't.created_at',
+] as const;
+
+/** A device's row as its principal is read: the device, active, with its tenant. */
+function devicePrincipalRow(db: Db, deviceId: string) {
+  return db
+    .selectFrom('devices as d')
+    .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+    .select(DEVICE_PRINCIPAL_COLUMNS)
+    .where('d.id', '=', deviceId)
+    .where('d.status', '=', 'active');
+}
+
+type DeviceRow = NonNullable<Awaited<ReturnType<ReturnType<typeof devicePrincipalRow>['executeTakeFirst']>>>;
+
+/** What a principal of a device was read from: the row, and the device it is of. */
+interface DeviceSnapshot {
+  deviceId: string;
+  row: DeviceRow;
+}
+
+/**
+ * Whether a device's principal is still the one read (`Unconfirmed.stillCurrent`): the device is active, in
+ * the same tenant, and every column its principal was made of is unchanged.
+ */
+function stillCurrent(eb: ExpressionBuilder<Database, never>, { deviceId, row }: DeviceSnapshot) {
+  return eb.exists(
+    eb
+      .selectFrom('devices as d')
+      .innerJoin('tenants as t', 't.id', 'd.tenant_id')
+      .select(sql<number>`1`.as('one'))
+      .where('d.id', '=', deviceId)
+      .where('d.status', '=', 'active')
+      .where((w) =>
+        w.and(
+          DEVICE_PRINCIPAL_COLUMNS.map((column) => {
+            const value = row[column.slice(2) as keyof DeviceRow];
+            return value === null ? w(column, 'is', null) : w(column, '=', value);
+          }),
+        ),
+      ),
+  );
+}
+
+/** A device's principal from its row: the row's tenant must be the one the token names. */
+function devicePrincipal(claims: JWTPayload, scopes: ReadonlySet<string>, row: DeviceRow): Principal | null {
+  // The row's id is its tenant's: a token names the device's own tenant, or it is refused.
+  if (row.id !== claims.tenant_id) return null;
+  return {
+    type: 'device',
+    id: String(claims.sub),
+    tenant: toTenantInfo(row),
+    scopes,
+    printerNames: JSON.parse(row.printer_names) as string[],
+    publicJwk: row.public_jwk,
+  };
+}
+
+/**
+ * The principal of an access token: a device's (the active device with its tenant, read now) or an API
+ * client's. With `remembered`, a device whose principal was read before (by `devices`) gets that principal
+ * without a read, marked `unconfirmed`: only an operation that checks it in its own statement
+ * (`principalStillCurrent`) may be given one (http/authenticate.ts, RouteAuth.checkedInStatement).
+ */
 export async function principalFromAccessToken(
   token: string,
   deps: { keyring: Keyring; db: Db; issuer: string },
+  memory?: { devices: Map<string, DeviceRow>; remembered: boolean },
 ): Promise<Principal | null> {
   let claims: JWTPayload;
   try {
@@ -221,33 +299,32 @@ export async function principalFromAccessToken(
       .filter(Boolean),
   );
   if (claims.principal_type === 'device') {
-    // The active device with its tenant, in one read (every call of a device runs it).
-    const row = await deps.db
-      .selectFrom('devices as d')
-      .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-      .select([
-        'd.printer_names',
-        'd.public_jwk',
-        't.id',
-        't.name',
-        't.tier',
-        't.sandbox',
-        't.sandbox_expires_at',
-        't.created_at',
-      ])
-      .where('d.id', '=', sub)
-      .where('d.status', '=', 'active')
-      .executeTakeFirst();
-    // The row's id is its tenant's: a token names the device's own tenant, or it is refused.
-    if (!row || row.id !== claims.tenant_id) return null;
-    const printerNames = JSON.parse(row.printer_names) as string[];
+    const read = async (): Promise<{ principal: Principal | null; row: DeviceRow | undefined }> => {
+      // The active device with its tenant, in one read.
+      const row = await devicePrincipalRow(deps.db, sub).executeTakeFirst();
+      if (memory) {
+        memory.devices.delete(sub);
+        if (row) {
+          if (memory.devices.size >= DEVICES_REMEMBERED)
+            memory.devices.delete(memory.devices.keys().next().value!);
+          memory.devices.set(sub, row);
+        }
+      }
+      return { principal: row ? devicePrincipal(claims, scopes, row) : null, row };
+    };
+    const known = memory?.remembered ? memory.devices.get(sub) : undefined;
+    const principal = known && devicePrincipal(claims, scopes, known);
+    if (!known || !principal || principal.type !== 'device') return (await read()).principal;
+    const snapshot: DeviceSnapshot = { deviceId: sub, row: known };
     return {
-      type: 'device',
-      id: sub,
-      tenant: toTenantInfo(row),
-      scopes,
-      printerNames,
-      publicJwk: row.public_jwk,
+      ...principal,
+      unconfirmed: {
+        stillCurrent: (eb) => stillCurrent(eb, snapshot),
+        confirm: async () => {
+          const now = await read();
+          return { principal: now.principal, unchanged: now.row !== undefined && sameRow(now.row, known) };
+        },
+      },
     };
   }
   if (claims.principal_type === 'api_key') {
@@ -270,9 +347,20 @@ export async function principalFromAccessToken(
   return null;
 }
 
+function sameRow(a: DeviceRow, b: DeviceRow): boolean {
+  return (Object.keys(a) as (keyof DeviceRow)[]).every((k) => a[k] === b[k]);
+}
+
+/**
+ * Access tokens as credentials. Each device principal read is remembered, so that an operation which checks
+ * it in its own statement can be given it without a read (`principalFromAccessToken`).
+ */
 export function accessTokenAuthenticator(
   deps: Parameters<typeof principalFromAccessToken>[1],
 ): Authenticator {
-  return async (credential) =>
-    credential.split('.').length === 3 ? principalFromAccessToken(credential, deps) : null;
+  const devices = new Map<string, DeviceRow>();
+  return async (credential, opts) =>
+    credential.split('.').length === 3
+      ? principalFromAccessToken(credential, deps, { devices, remembered: opts?.remembered === true })
+      : null;
 }
