@@ -774,6 +774,90 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       }
     });
 
+    it('refuses a revoked device 401 on the results batch, applying none of it', async () => {
+      const { enrolled, device } = await rememberedDevice('zebra-35');
+      const ref = await jobB();
+      const [claimed] = await device.claimMany([{ name: 'zebra-35' }]);
+      expect(claimed?.jobRef).toBe(ref);
+      const steps = await device.steps(claimed!);
+      const items = steps.map(([status, evidence]) => ({ c: claimed!, status, evidence }));
+      expect((await t.call('POST', `/api/v2/devices/${enrolled.id}/revoke`, { key: adminB() })).status).toBe(
+        200,
+      );
+      const r = await device.results(items);
+      expect(r.status, r.text).toBe(401);
+      const job = (await t.call('GET', `/api/v2/aidc/jobs/${ref}`, { key: adminB() })).body.data as {
+        state: string;
+        evidence: unknown[];
+      };
+      expect(job.state).toBe('CLAIMED');
+      expect(job.evidence).toEqual([]);
+    });
+
+    it('applies a results batch for the device as read now when its tenant changed since', async () => {
+      const { device } = await rememberedDevice('zebra-36');
+      const ref = await jobB();
+      const [claimed] = await device.claimMany([{ name: 'zebra-36' }]);
+      const { db } = t.cp.store;
+      const { id, name } = await db
+        .selectFrom('tenants')
+        .select(['id', 'name'])
+        .where('id', '=', t.tenants.b.id)
+        .executeTakeFirstOrThrow();
+      await db
+        .updateTable('tenants')
+        .set({ name: `${name} (renamed)` })
+        .where('id', '=', id)
+        .execute();
+      try {
+        await device.sealMany([claimed!]);
+        expect((await stateB(ref)).state).toBe('SEALED');
+      } finally {
+        await db.updateTable('tenants').set({ name }).where('id', '=', id).execute();
+      }
+    });
+
+    it('refuses as the route does the device as read now: a sandbox expired since is 403 SANDBOX_EXPIRED', async () => {
+      const { device } = await rememberedDevice('zebra-37');
+      const ref = await jobB();
+      const { db } = t.cp.store;
+      const before = await db
+        .selectFrom('tenants')
+        .select(['id', 'sandbox', 'sandbox_expires_at'])
+        .where('id', '=', t.tenants.b.id)
+        .executeTakeFirstOrThrow();
+      await db
+        .updateTable('tenants')
+        .set({ sandbox: 1, sandbox_expires_at: '2001-01-01T00:00:00.000Z' })
+        .where('id', '=', before.id)
+        .execute();
+      try {
+        const r = await t.call('POST', '/api/v2/aidc/jobs/claims', {
+          key: device.token,
+          body: { printers: [{ name: 'zebra-37', rfid: true }] },
+        });
+        expect(r.status, r.text).toBe(403);
+        expect(r.body.error.code).toBe('SANDBOX_EXPIRED');
+        // Read in the database: the tenant's own keys are refused as well while its sandbox is expired.
+        const job = await db
+          .selectFrom('print_jobs')
+          .select('state')
+          .where('job_ref', '=', ref)
+          .executeTakeFirstOrThrow();
+        expect(job.state).toBe('QUEUED');
+      } finally {
+        await db
+          .updateTable('tenants')
+          .set({ sandbox: before.sandbox, sandbox_expires_at: before.sandbox_expires_at })
+          .where('id', '=', before.id)
+          .execute();
+      }
+      // Its job is still there for it.
+      const [claimed] = await device.claimMany([{ name: 'zebra-37' }]);
+      expect(claimed?.jobRef).toBe(ref);
+      await device.sealMany([claimed!]);
+    });
+
     it('answers a claim with no work as before: [] on the batch route, 204 on the single one', async () => {
       const { device } = await rememberedDevice('zebra-34');
       expect(await device.claimMany([{ name: 'zebra-34', count: 3 }])).toEqual([]);

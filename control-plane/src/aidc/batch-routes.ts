@@ -19,11 +19,12 @@ import {
   requestHash,
   route,
   toApiError,
+  type Principal,
   type RouteDef,
   nothingPublic,
 } from '../http/index.js';
 import { claimJobs } from './claim.js';
-import { claimAs, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
+import { asCurrent, claimAs, refusalAsHttp, reporterOf, resultReply, sealedLabels } from './replies.js';
 import { reportResults } from './result-batch.js';
 import type { AidcRouteDeps } from './routes.js';
 
@@ -88,7 +89,11 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
         'per result: the status and body the single route would have answered. A key used on either route ' +
         'replays on the other. At most 200 results a call.',
       tags: ['Print jobs'],
-      auth: { scopes: [DEVICE_SCOPE, 'aidc:jobs'], principals: ['device', 'api_key'] },
+      auth: {
+        scopes: [DEVICE_SCOPE, 'aidc:jobs'],
+        principals: ['device', 'api_key'],
+        checkedInStatement: true,
+      },
       request: { body: ResultBatchRequestSchema },
       responses: {
         200: { description: 'One outcome per result', schema: dataEnvelope(z.array(ResultOutcomeSchema)) },
@@ -96,22 +101,28 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       handler: async ({ principal, body, req, correlationId, log }) => {
         const { idempotencyTtlHours: ttlHours, now } = deps.result;
         const raw = (req.body as { results: Record<string, unknown>[] }).results;
-        const batch = body.results.map((r, i) => {
-          // Hashed as the single route hashes its request: its path and the body it would have carried.
-          const { jobRef: _ref, idempotencyKey: _key, ...single } = raw[i]!;
-          const scope = {
-            tenantId: principal.tenant.id,
-            route: SINGLE_RESULT_ROUTE,
-            key: r.idempotencyKey.toLowerCase(),
-            requestHash: requestHash(`/api/v2/aidc/jobs/${r.jobRef}/result`, single),
-          };
-          return {
-            jobRef: r.jobRef,
-            input: { status: r.status, evidence: r.evidence, attempt_id: r.attempt_id },
-            idempotency: operationKey(scope, { ttlHours, now }, resultReply),
-          };
+        // The batch as a principal reports it (made again for a principal read again: nothing of it is kept).
+        const batchOf = (as: Principal) =>
+          body.results.map((r, i) => {
+            // Hashed as the single route hashes its request: its path and the body it would have carried.
+            const { jobRef: _ref, idempotencyKey: _key, ...single } = raw[i]!;
+            const scope = {
+              tenantId: as.tenant.id,
+              route: SINGLE_RESULT_ROUTE,
+              key: r.idempotencyKey.toLowerCase(),
+              requestHash: requestHash(`/api/v2/aidc/jobs/${r.jobRef}/result`, single),
+            };
+            return {
+              jobRef: r.jobRef,
+              input: { status: r.status, evidence: r.evidence, attempt_id: r.attempt_id },
+              idempotency: operationKey(scope, { ttlHours, now }, resultReply),
+            };
+          });
+        let batch = batchOf(principal);
+        const outcomes = await asCurrent(principal, (as) => {
+          if (as !== principal) batch = batchOf(as);
+          return reportResults(deps.result, reporterOf(as), batch, correlationId);
         });
-        const outcomes = await reportResults(deps.result, reporterOf(principal), batch, correlationId);
         const data = outcomes.map((o, i): ResultOutcome => {
           const jobRef = batch[i]!.jobRef;
           if (o.ok) return { jobRef, status: 200, data: o.job, ...(o.replayed ? { replayed: true } : {}) };

@@ -14,7 +14,7 @@ import {
 import type { ClaimCondition } from './claim.js';
 import type { JobView } from './model.js';
 import { EvidenceInvalid, PrintJobRefused, type RefusalReason } from './refusal.js';
-import type { Reporter } from './result.js';
+import { PrincipalMoved, type Reporter } from './result.js';
 
 const REFUSAL_CODES = {
   stale_attempt: 'STALE_ATTEMPT',
@@ -103,6 +103,28 @@ export function reporterOf(principal: Principal): Reporter {
     type: principal.type,
     id: principal.id,
     tenantId: principal.tenant.id,
-    ...(principal.type === 'device' ? { publicJwk: principal.publicJwk } : {}),
+    ...(principal.type === 'device'
+      ? { publicJwk: principal.publicJwk, stillCurrent: principal.unconfirmed?.stillCurrent }
+      : {}),
   };
+}
+
+/**
+ * Runs an operation that checks a remembered principal itself (a results batch: `Reporter.stillCurrent`,
+ * thrown {@link PrincipalMoved} when it is not current, before anything is done); then runs it again for the
+ * principal read now, or answers 401 when there is none.
+ */
+export async function asCurrent<T>(
+  principal: Principal,
+  run: (principal: Principal) => Promise<T>,
+): Promise<T> {
+  try {
+    return await run(principal);
+  } catch (err) {
+    const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
+    if (!(err instanceof PrincipalMoved) || !unconfirmed) throw err;
+    const now = await unconfirmed.confirm();
+    if (!now.principal) throw unauthorized();
+    return run(now.principal);
+  }
 }

@@ -3,7 +3,7 @@
  * at once, runs every result's checks against those rows with the results accepted before it applied,
  * then writes the accepted ones with a few statements for all of them instead of a dozen for each.
  */
-import { type CompiledQuery, sql } from 'kysely';
+import { type CompiledQuery, type SqlBool, sql } from 'kysely';
 import { type AuditEntry, addAudits } from '../audit/index.js';
 import {
   type Db,
@@ -25,6 +25,7 @@ import { type JobView, jobView } from './model.js';
 import type { PrintLoopPort, SerialRead } from './port.js';
 import {
   type BundleSignature,
+  PrincipalMoved,
   type Reporter,
   type ResultDeps,
   type ResultInput,
@@ -313,7 +314,13 @@ class BatchRecords implements ResultReads {
         : {}),
     };
     owners.forEach(({ owner, keys }, i) => (reads[`keys${i}`] = idempotencyKeysQuery(trx, owner, keys)));
+    // A remembered device is checked with the rows, in the same snapshot (its call read nothing before).
+    const { stillCurrent } = principal;
+    if (stillCurrent) {
+      reads.principal = trx.selectNoFrom((eb) => sql<SqlBool>`${stillCurrent(eb)}`.as('holds')).compile();
+    }
     const read = await readTogether(trx, reads);
+    if (stillCurrent && !(read.principal as { holds: unknown }[])[0]!.holds) throw new PrincipalMoved();
 
     const jobs = (read.jobs as PrintJobTable[]).filter((j) => j.tenant_id === principal.tenantId);
     const own = new Set(jobs.map((j) => j.job_ref));

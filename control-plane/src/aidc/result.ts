@@ -34,7 +34,13 @@ import type {
   SealReceiptTable,
 } from '../store/index.js';
 import { uuidv7 } from '../store/index.js';
-import { type RefusalReads, explainRefusal, labelMayBeOut, refusalReads } from './claim.js';
+import {
+  type ClaimCondition,
+  type RefusalReads,
+  explainRefusal,
+  labelMayBeOut,
+  refusalReads,
+} from './claim.js';
 import {
   type CarrierProblem,
   nfcReadBackProblem,
@@ -70,6 +76,19 @@ export interface Reporter {
   tenantId: string;
   /** A device's public key as read when its call was authenticated (a batch checks bundles with it first). */
   publicJwk?: string | undefined;
+  /**
+   * For a device remembered from an earlier call, not read for this one (http `Unconfirmed`): true while it
+   * is still what a read would find. A results batch reads it with its rows and goes no further when it is
+   * false ({@link PrincipalMoved}).
+   */
+  stillCurrent?: ClaimCondition | undefined;
+}
+
+/** The remembered principal a call was made as is no longer current: nothing was done; read it again. */
+export class PrincipalMoved extends Error {
+  constructor() {
+    super('the principal remembered for this call is no longer current');
+  }
 }
 
 /** What an EVIDENCE_REJECTED names, every time: the field, what the job (or the record) expected, and what came. */

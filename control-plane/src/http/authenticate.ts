@@ -86,6 +86,21 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
         if (!principal) throw unauthorized();
         admit(principal);
       }
+      if (principal.type === 'device' && principal.unconfirmed) {
+        // Read again later by the operation: admitted as this route admits, or refused as it refuses.
+        const { stillCurrent, confirm } = principal.unconfirmed;
+        principal = {
+          ...principal,
+          unconfirmed: {
+            stillCurrent,
+            confirm: async () => {
+              const now = await confirm();
+              if (now.principal) admit(now.principal);
+              return now;
+            },
+          },
+        };
+      }
       const { tenant } = principal;
       req.principal = principal;
       req.log = req.log.child({ tenant: tenant.id, principal: `${principal.type}:${principal.id}` });

@@ -22,9 +22,10 @@ export interface RouteAuth {
   /** Credential kinds admitted; API keys by default. */
   principals?: readonly Principal['type'][];
   /**
-   * The operation checks a device's principal in its own statement (a claim: `principalStillCurrent`) and
-   * reads it again before it refuses or finds nothing (`Unconfirmed.confirm`): a device principal read for
-   * an earlier call is given to it without a read, one round trip less on every call.
+   * The operation checks a device's principal in its own statements (`Unconfirmed.stillCurrent`: a claim in
+   * its claim, a results batch in its reads) and reads it again when that fails, or before it refuses or
+   * finds nothing (`Unconfirmed.confirm`, which admits or refuses it as this route does): a device principal
+   * read for an earlier call is given to it without a read, one round trip less on every call.
    */
   checkedInStatement?: boolean;
 }
