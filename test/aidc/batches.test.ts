@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
+import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClaimedJob,
   HttpPrintDevice,
   enrollTestDevice,
+  newDeviceKey,
   printableProduct as journey,
   startTestControlPlane,
   testDialects,
@@ -856,6 +858,31 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       const [claimed] = await device.claimMany([{ name: 'zebra-37' }]);
       expect(claimed?.jobRef).toBe(ref);
       await device.sealMany([claimed!]);
+    });
+
+    it('seals with the key a device rotated to since it was remembered with the old one', async () => {
+      const { enrolled, device } = await rememberedDevice('zebra-38');
+      const ref = await jobB();
+      const [claimed] = await device.claimMany([{ name: 'zebra-38' }]);
+      expect(claimed?.jobRef).toBe(ref);
+      const next = await newDeviceKey();
+      const proof = await new SignJWT({})
+        .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
+        .setAudience('urn:dpp:devices:rotate-key')
+        .setSubject(enrolled.id)
+        .setIssuedAt()
+        .setExpirationTime('2m')
+        .sign(next.privateKey);
+      const rotated = await t.call('POST', `/api/v2/devices/${enrolled.id}/rotate-key`, {
+        key: device.token,
+        body: { publicKeyJwk: next.publicJwk, proof },
+      });
+      expect(rotated.status, rotated.text).toBe(200);
+      // Its evidence bundles are signed with the new key now; its access token is the one it had.
+      const renewed = new HttpPrintDevice(t.call, { ...enrolled, key: next });
+      renewed.token = device.token;
+      await renewed.sealMany([claimed!]);
+      expect((await stateB(ref)).state).toBe('SEALED');
     });
 
     it('answers a claim with no work as before: [] on the batch route, 204 on the single one', async () => {
