@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
+import { compactVerify, createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SecretBox, type Store, openStore } from '../store/index.js';
 import { Keyring } from './keyring.js';
@@ -94,6 +94,56 @@ describe('Keyring', () => {
       clock += 120_000; // past the grace: the next reload drops the key
       await keyring.rotate();
       await expect(keyring.verifyJwt(jwt, checks)).rejects.toThrow(/unknown signing key/);
+    });
+
+    it('verifies a token new to it without yielding to the event loop (no thread pool)', async () => {
+      const tokens = await Promise.all(Array.from({ length: 20 }, () => token()));
+      let turned = false;
+      setImmediate(() => (turned = true));
+      const verified = await Promise.all(tokens.map((jwt) => keyring.verifyJwt(jwt, checks)));
+      expect(turned).toBe(false);
+      expect(verified.every((p) => p.sub === 'd-1' && p.iss === checks.issuer)).toBe(true);
+    });
+
+    it('checks what jose checks: type, issuer, audience (or one of several), and the times', async () => {
+      // Signed as the keyring signs access tokens, with the type and claims of each case.
+      const signed = (typ: string | undefined, claims: Record<string, unknown>) =>
+        keyring.signCompact(Buffer.from(JSON.stringify(claims)), typ as string);
+      const now = Math.floor(clock / 1000);
+      const good = { iss: checks.issuer, aud: checks.audience, sub: 'd-1', iat: now, exp: now + 60 };
+      // Both the synchronous checks and jose's (through its options) give the same verdicts.
+      const cases: [string | undefined, Record<string, unknown>, boolean][] = [
+        ['at+jwt', good, true],
+        ['application/AT+JWT', good, true],
+        ['JWT', good, false],
+        [undefined, good, false],
+        ['at+jwt', { ...good, iss: 'https://other.example' }, false],
+        ['at+jwt', { ...good, aud: ['x', checks.audience] }, true],
+        ['at+jwt', { ...good, aud: ['x'] }, false],
+        ['at+jwt', { ...good, aud: undefined }, false],
+        ['at+jwt', { ...good, exp: now }, false],
+        ['at+jwt', { ...good, nbf: now + 5 }, false],
+        ['at+jwt', { ...good, nbf: now }, true],
+        ['at+jwt', { ...good, iat: 'yesterday' }, false],
+        ['at+jwt', { ...good, exp: String(now + 60) }, false],
+      ];
+      for (const [typ, claims, accepted] of cases) {
+        const jwt = await signed(typ, claims);
+        const mine = await keyring.verifyJwt(jwt, checks).then(
+          () => true,
+          () => false,
+        );
+        const jose = await jwtVerify(jwt, createLocalJWKSet(keyring.jwks()), {
+          ...checks,
+          algorithms: ['EdDSA'],
+          currentDate: new Date(clock),
+        }).then(
+          () => true,
+          () => false,
+        );
+        expect([typ, claims, mine]).toEqual([typ, claims, accepted]);
+        expect(jose).toBe(accepted);
+      }
     });
 
     it('refuses a token whose signature does not hold, every time', async () => {
