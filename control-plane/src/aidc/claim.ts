@@ -18,10 +18,10 @@ import {
   renew,
 } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
-import type { Database, Db, Dialect, PrintJobTable } from '../store/index.js';
+import { type Database, type Db, type Dialect, type PrintJobTable, shiftParameters } from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
 import { jobEpc, jobView } from './model.js';
-import { PrintJobRefused } from './refusal.js';
+import { PrincipalMoved, PrintJobRefused } from './refusal.js';
 
 export type { ClaimRequest, Claimed };
 
@@ -113,7 +113,8 @@ export async function claimJob(
 
 /**
  * A condition a claim holds to, checked by the claim itself (in its statement on PostgreSQL, in its
- * transaction on SQLite): while it is false nothing is claimed. A remembered principal's `stillCurrent`.
+ * transaction on SQLite): while it is false nothing is claimed and the claim throws {@link PrincipalMoved}.
+ * A remembered principal's `stillCurrent`.
  */
 export type ClaimCondition = (eb: ExpressionBuilder<Database, never>) => Expression<SqlBool>;
 
@@ -131,7 +132,7 @@ export interface PrinterClaim {
  * statements are shared. A printer that finds no more work stops. Each claimed job's attempt is written with
  * the passport version it prints. On PostgreSQL all of it is one statement ({@link claimInTurns}), with no
  * transaction around it; on SQLite one transaction: the claims, then the attempts ({@link recordAttempts}).
- * With `onlyIf`, nothing is claimed unless it holds when the claim is made.
+ * With `onlyIf`, nothing is claimed unless it holds when the claim is made ({@link PrincipalMoved}).
  */
 export async function claimJobs(
   deps: ClaimDeps,
@@ -154,7 +155,7 @@ export async function claimJobs(
       : deps.dialect === 'postgres'
         ? await claimInTurns(deps.db, deps, at, printers, onlyIf)
         : await deps.db.transaction().execute(async function claimInTransaction(trx) {
-            if (onlyIf && !(await holds(trx, onlyIf))) return [];
+            if (onlyIf && !(await holds(trx, onlyIf))) throw new PrincipalMoved();
             const taken = await claimForPrinters(trx, deps, at, printers);
             return taken.length === 0 ? taken : recordAttempts(trx, at, taken);
           });
@@ -219,6 +220,7 @@ async function withAttempts(
   at: ClaimAt,
   claimUpdate: CompiledQuery<PrintJobTable>,
   attempts: readonly NewAttempt[],
+  onlyIf: ClaimCondition | undefined,
 ): Promise<TakenJob[]> {
   const { tenantId, deviceId, claimedAt } = at;
   const params: unknown[] = [...claimUpdate.parameters];
@@ -227,7 +229,7 @@ async function withAttempts(
     return `$${params.length}`;
   };
   const values = attempts.map((a) => `(${param(a.attemptId)}, ${param(a.printer)}, ${param(a.jti)})`);
-  const text = `
+  const claims = `
     with claimed as (${claimUpdate.sql}),
     attempt as (
       insert into print_attempts (attempt_id, job_ref, tenant_id, device_id, printer, number, envelope_jti,
@@ -239,22 +241,38 @@ async function withAttempts(
       left join passports as p on p.tenant_id = c.tenant_id and p.product_id = c.product_id
       left join passport_versions as v on v.id = p.current_version_id
       returning attempt_id, passport_version_id
-    )
-    select c.*, v.id as claim_version_id, v.content_hash as claim_content_hash,
-      v.merkle_root as claim_merkle_root
-    from claimed as c
-    join attempt as a on a.attempt_id = c.attempt_id
-    left join passport_versions as v on v.id = a.passport_version_id`;
-  const { rows } = await db.executeQuery<ClaimedRow>(CompiledQuery.raw(text, params));
+    ),
+    taken as (
+      select c.*, v.id as claim_version_id, v.content_hash as claim_content_hash,
+        v.merkle_root as claim_merkle_root
+      from claimed as c
+      join attempt as a on a.attempt_id = c.attempt_id
+      left join passport_versions as v on v.id = a.passport_version_id
+    )`;
+  // With a condition, one row more than the claims says whether it held (the same snapshot as the claims).
+  let text = `${claims} select * from taken`;
+  if (onlyIf) {
+    const condition = db.selectNoFrom((eb) => sql<SqlBool>`${onlyIf(eb)}`.as('holds')).compile();
+    text = `${claims} select taken.*, g.holds as claim_condition
+      from (${shiftParameters(condition.sql, params.length)}) as g left join taken on true`;
+    params.push(...condition.parameters);
+  }
+  const result = await db.executeQuery<ClaimedRow & { claim_condition?: boolean }>(
+    CompiledQuery.raw(text, params),
+  );
+  if (onlyIf && !result.rows[0]?.claim_condition) throw new PrincipalMoved();
+  const rows = result.rows.filter((r) => r.attempt_id !== null);
   const byId = new Map(attempts.map((a) => [a.attemptId, a]));
-  return rows.map(({ claim_version_id, claim_content_hash, claim_merkle_root, ...row }) => ({
-    ...byId.get(row.attempt_id!)!,
-    row,
-    passportVersion:
-      claim_version_id === null
-        ? null
-        : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
-  }));
+  return rows.map(
+    ({ claim_version_id, claim_content_hash, claim_merkle_root, claim_condition: _, ...row }) => ({
+      ...byId.get(row.attempt_id!)!,
+      row,
+      passportVersion:
+        claim_version_id === null
+          ? null
+          : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
+    }),
+  );
 }
 
 /** A row {@link withAttempts} returns: the claimed job and what the envelope says of its attempt's version. */
@@ -418,6 +436,7 @@ async function claimInTurns(
         at,
         statement,
         turns.flatMap((turn) => turn.attempts),
+        onlyIf,
       )
     ).map((c) => [c.attemptId, c]),
   );

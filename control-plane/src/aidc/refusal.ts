@@ -31,3 +31,13 @@ export class EvidenceInvalid extends Error {
     this.name = 'EvidenceInvalid';
   }
 }
+
+/**
+ * The remembered principal a call was made as (http `Unconfirmed`) was no longer current when its claim or
+ * results batch checked it: nothing was done; the principal is read again and the call made again for it.
+ */
+export class PrincipalMoved extends Error {
+  constructor() {
+    super('the principal remembered for this call is no longer current');
+  }
+}

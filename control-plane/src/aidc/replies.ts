@@ -13,8 +13,8 @@ import {
 } from '../http/index.js';
 import type { ClaimCondition } from './claim.js';
 import type { JobView } from './model.js';
-import { EvidenceInvalid, PrintJobRefused, type RefusalReason } from './refusal.js';
-import { PrincipalMoved, type Reporter } from './result.js';
+import { EvidenceInvalid, PrincipalMoved, PrintJobRefused, type RefusalReason } from './refusal.js';
+import type { Reporter } from './result.js';
 
 const REFUSAL_CODES = {
   stale_attempt: 'STALE_ATTEMPT',
@@ -50,37 +50,25 @@ function checkPrinters(principal: Principal, printers: readonly string[]): void 
 /**
  * A claim for these printers as the principal, refused (403) for a printer its enrollment does not bind it
  * to. A principal remembered from an earlier call (`Unconfirmed`, the claim routes' `checkedInStatement`) is
- * not read first: the claim holds to its still being current, in its own statement. When that claims
- * nothing, or the remembered principal would be refused, the principal is read again: 401 when it is no more,
- * the claim (or refusal) stands when it is unchanged, and otherwise the claim is made again for it.
+ * not read first: the claim holds to its still being current, in its own statement, and throws
+ * {@link PrincipalMoved} when it is not; a refusal of it is not given either ({@link asCurrent} reads the
+ * principal again and makes the claim, or the refusal, for the principal read now).
  */
-export async function claimAs<T>(
+export function claimAs<T>(
   principal: Principal,
   printers: readonly string[],
   claim: (principal: Principal, onlyIf?: ClaimCondition) => Promise<T[]>,
 ): Promise<T[]> {
-  const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
-  if (!unconfirmed) {
-    checkPrinters(principal, printers);
-    return claim(principal);
-  }
-  let refused: ApiError | undefined;
-  try {
-    checkPrinters(principal, printers);
-    const claimed = await claim(principal, unconfirmed.stillCurrent);
-    if (claimed.length > 0) return claimed;
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    refused = err;
-  }
-  const now = await unconfirmed.confirm();
-  if (!now.principal) throw unauthorized();
-  if (now.unchanged) {
-    if (refused) throw refused;
-    return [];
-  }
-  checkPrinters(now.principal, printers);
-  return claim(now.principal);
+  return asCurrent(principal, (as) => {
+    const unconfirmed = as.type === 'device' ? as.unconfirmed : undefined;
+    try {
+      checkPrinters(as, printers);
+    } catch (err) {
+      if (unconfirmed && err instanceof ApiError) throw new PrincipalMoved();
+      throw err;
+    }
+    return claim(as, unconfirmed?.stillCurrent);
+  });
 }
 
 /** A result's answer, as sent and as kept under its Idempotency-Key: `{ data: job }`. */
@@ -110,9 +98,9 @@ export function reporterOf(principal: Principal): Reporter {
 }
 
 /**
- * Runs an operation that checks a remembered principal itself (a results batch: `Reporter.stillCurrent`,
- * thrown {@link PrincipalMoved} when it is not current, before anything is done); then runs it again for the
- * principal read now, or answers 401 when there is none.
+ * Runs an operation that checks a remembered principal itself (a claim's condition, a results batch's
+ * `Reporter.stillCurrent`) and throws {@link PrincipalMoved}, having done nothing, when it is not current;
+ * then runs it again for the principal read now, or answers 401 when there is none.
  */
 export async function asCurrent<T>(
   principal: Principal,
@@ -124,7 +112,7 @@ export async function asCurrent<T>(
     const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
     if (!(err instanceof PrincipalMoved) || !unconfirmed) throw err;
     const now = await unconfirmed.confirm();
-    if (!now.principal) throw unauthorized();
-    return run(now.principal);
+    if (!now) throw unauthorized();
+    return run(now);
   }
 }

@@ -22,10 +22,10 @@ import {
   WriteSet,
 } from '../store/index.js';
 import { type JobView, jobView } from './model.js';
+import { PrincipalMoved } from './refusal.js';
 import type { PrintLoopPort, SerialRead } from './port.js';
 import {
   type BundleSignature,
-  PrincipalMoved,
   type Reporter,
   type ResultDeps,
   type ResultInput,

@@ -79,16 +79,9 @@ export interface Reporter {
   /**
    * For a device remembered from an earlier call, not read for this one (http `Unconfirmed`): true while it
    * is still what a read would find. A results batch reads it with its rows and goes no further when it is
-   * false ({@link PrincipalMoved}).
+   * false (`PrincipalMoved`).
    */
   stillCurrent?: ClaimCondition | undefined;
-}
-
-/** The remembered principal a call was made as is no longer current: nothing was done; read it again. */
-export class PrincipalMoved extends Error {
-  constructor() {
-    super('the principal remembered for this call is no longer current');
-  }
 }
 
 /** What an EVIDENCE_REJECTED names, every time: the field, what the job (or the record) expected, and what came. */

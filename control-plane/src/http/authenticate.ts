@@ -82,7 +82,7 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
         // A remembered principal is read again before it is refused: the refusal is the present one's.
         const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
         if (!unconfirmed) throw err;
-        principal = (await unconfirmed.confirm()).principal;
+        principal = await unconfirmed.confirm();
         if (!principal) throw unauthorized();
         admit(principal);
       }
@@ -95,7 +95,7 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
             stillCurrent,
             confirm: async () => {
               const now = await confirm();
-              if (now.principal) admit(now.principal);
+              if (now) admit(now);
               return now;
             },
           },

@@ -37,10 +37,10 @@ export interface Unconfirmed {
    */
   stillCurrent(eb: ExpressionBuilder<Database, never>): Expression<SqlBool>;
   /**
-   * Reads the principal now, as a call without a remembered principal would: null when the credential no
-   * longer admits anyone; `unchanged` when the read found exactly what was remembered.
+   * Reads the principal now, as a call without a remembered principal would, and admits or refuses it as the
+   * route does (http/authenticate.ts): null when the credential no longer admits anyone.
    */
-  confirm(): Promise<{ principal: Principal | null; unchanged: boolean }>;
+  confirm(): Promise<Principal | null>;
 }
 
 /**

@@ -299,7 +299,7 @@ export async function principalFromAccessToken(
       .filter(Boolean),
   );
   if (claims.principal_type === 'device') {
-    const read = async (): Promise<{ principal: Principal | null; row: DeviceRow | undefined }> => {
+    const read = async (): Promise<{ principal: Principal | null }> => {
       // The active device with its tenant, in one read.
       const row = await devicePrincipalRow(deps.db, sub).executeTakeFirst();
       if (memory) {
@@ -310,7 +310,7 @@ export async function principalFromAccessToken(
           memory.devices.set(sub, row);
         }
       }
-      return { principal: row ? devicePrincipal(claims, scopes, row) : null, row };
+      return { principal: row ? devicePrincipal(claims, scopes, row) : null };
     };
     const known = memory?.remembered ? memory.devices.get(sub) : undefined;
     const principal = known && devicePrincipal(claims, scopes, known);
@@ -320,10 +320,7 @@ export async function principalFromAccessToken(
       ...principal,
       unconfirmed: {
         stillCurrent: (eb) => stillCurrent(eb, snapshot),
-        confirm: async () => {
-          const now = await read();
-          return { principal: now.principal, unchanged: now.row !== undefined && sameRow(now.row, known) };
-        },
+        confirm: async () => (await read()).principal,
       },
     };
   }
@@ -345,10 +342,6 @@ export async function principalFromAccessToken(
     return { type: 'api_key', id: sub, tenant, scopes: effective };
   }
   return null;
-}
-
-function sameRow(a: DeviceRow, b: DeviceRow): boolean {
-  return (Object.keys(a) as (keyof DeviceRow)[]).every((k) => a[k] === b[k]);
 }
 
 /**
