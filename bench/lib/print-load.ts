@@ -37,6 +37,8 @@ export interface LoadInput {
 
 export interface LoadOutput {
   claimMs: number[];
+  /** Of `claimMs`, each device's first claim: sent all at once at the start, on a control plane not yet called. */
+  firstClaimMs: number[];
   /** Latency of each call that reported results (one result, or one batch). */
   resultMs: number[];
   sealed: number;
@@ -64,6 +66,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
     }),
   );
   const claimMs: number[] = [];
+  const firstClaimMs: number[] = [];
   const resultMs: number[] = [];
   let sealed = 0;
   const started = performance.now();
@@ -78,11 +81,16 @@ async function run(input: LoadInput): Promise<LoadOutput> {
     devices.map(async (d, i) => {
       // Paced printers do not start in step: each device's period begins at its own offset, as on a floor.
       if (periodMs > 0) await pace(performance.now() - periodMs + (periodMs * i) / devices.length);
-      for (;;) {
+      for (let first = true; ; first = false) {
         const c0 = performance.now();
+        const claimed = () => {
+          const ms = performance.now() - c0;
+          claimMs.push(ms);
+          if (first) firstClaimMs.push(ms);
+        };
         if (input.protocol === 'single') {
           const c = await d.claim();
-          claimMs.push(performance.now() - c0);
+          claimed();
           if (!c) return;
           const r0 = performance.now();
           await d.seal(c);
@@ -91,7 +99,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
           await pace(c0);
         } else {
           const claims = await d.claimMany(printers);
-          claimMs.push(performance.now() - c0);
+          claimed();
           if (claims.length === 0) return;
           const r0 = performance.now();
           await d.sealMany(claims);
@@ -102,7 +110,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
       }
     }),
   );
-  return { claimMs, resultMs, sealed, seconds: (performance.now() - started) / 1000 };
+  return { claimMs, firstClaimMs, resultMs, sealed, seconds: (performance.now() - started) / 1000 };
 }
 
 if (parentPort) {
