@@ -18,3 +18,4 @@ export * from './mqtt/index.js';
 export * from './devices/index.js';
 export * from './aidc/index.js';
 export * from './ids/index.js';
+export * from './collections/index.js';

@@ -7,6 +7,7 @@ import {
   JWT_BEARER_ASSERTION,
   type TokenResponse,
   deviceBrokerRules,
+  BoundedMap,
 } from '@dpp/shared';
 import { ApiError, type Authenticator, type Principal } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
@@ -280,7 +281,7 @@ function devicePrincipal(claims: JWTPayload, scopes: ReadonlySet<string>, row: D
 export async function principalFromAccessToken(
   token: string,
   deps: { keyring: Keyring; db: Db; issuer: string },
-  memory?: { devices: Map<string, DeviceRow>; remembered: boolean },
+  memory?: { devices: BoundedMap<string, DeviceRow>; remembered: boolean },
 ): Promise<Principal | null> {
   let claims: JWTPayload;
   try {
@@ -302,14 +303,8 @@ export async function principalFromAccessToken(
     const read = async (): Promise<{ principal: Principal | null }> => {
       // The active device with its tenant, in one read.
       const row = await devicePrincipalRow(deps.db, sub).executeTakeFirst();
-      if (memory) {
-        memory.devices.delete(sub);
-        if (row) {
-          if (memory.devices.size >= DEVICES_REMEMBERED)
-            memory.devices.delete(memory.devices.keys().next().value!);
-          memory.devices.set(sub, row);
-        }
-      }
+      if (row) memory?.devices.set(sub, row);
+      else memory?.devices.delete(sub);
       return { principal: row ? devicePrincipal(claims, scopes, row) : null };
     };
     const known = memory?.remembered ? memory.devices.get(sub) : undefined;
@@ -351,7 +346,7 @@ export async function principalFromAccessToken(
 export function accessTokenAuthenticator(
   deps: Parameters<typeof principalFromAccessToken>[1],
 ): Authenticator {
-  const devices = new Map<string, DeviceRow>();
+  const devices = new BoundedMap<string, DeviceRow>(DEVICES_REMEMBERED);
   return async (credential, opts) =>
     credential.split('.').length === 3
       ? principalFromAccessToken(credential, deps, { devices, remembered: opts?.remembered === true })

@@ -2,7 +2,7 @@
  * What the public sees of a passport: GET /api/v2/public/passport/{uid}, the JSON of /p/{uid}, and the
  * answers for passports that are not served (404 PASSPORT_NOT_FOUND, 410 PASSPORT_GONE with its headers).
  */
-import { buildDigitalLink } from '@dpp/shared';
+import { BoundedMap, buildDigitalLink } from '@dpp/shared';
 import { ApiError } from '../http/index.js';
 import {
   parseSections,
@@ -57,8 +57,8 @@ interface KeptPart {
 }
 
 /** Public parts of published versions by version id. Versions are immutable, so entries never go stale. */
-const versionParts = new Map<string, KeptPart>();
 const VERSION_CACHE_SIZE = 2_000;
+const versionParts = new BoundedMap<string, KeptPart>(VERSION_CACHE_SIZE);
 
 async function publicPartsOf(db: Db, versionId: string): Promise<KeptPart> {
   const hit = versionParts.get(versionId);
@@ -98,7 +98,6 @@ async function publicPartsOf(db: Db, versionId: string): Promise<KeptPart> {
     disclosure: { tier: 'public', withheldSections: names.length - shown.length },
   };
   const kept = { part, bytes: Buffer.from(JSON.stringify(part).slice(1, -1)) };
-  if (versionParts.size >= VERSION_CACHE_SIZE) versionParts.delete(versionParts.keys().next().value!);
   versionParts.set(versionId, kept);
   return kept;
 }

@@ -12,6 +12,7 @@
  * does not understand) and no `b64` (RFC 7797's unencoded payloads).
  */
 import { type KeyObject, createPublicKey, verify } from 'node:crypto';
+import { BoundedMap } from '@dpp/shared';
 
 const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
@@ -45,8 +46,7 @@ export function verifyEdDsaCompact(jws: string, key: KeyObject): VerifiedCompact
   return { header: h, payload: Buffer.from(body, 'base64url') };
 }
 
-const KEYS_KEPT = 1024;
-const keys = new Map<string, KeyObject>();
+const keys = new BoundedMap<string, KeyObject>(1024);
 
 /**
  * The public key of a JWK as stored (its JSON text), imported once and kept (the last 1,024 keys): a
@@ -59,7 +59,6 @@ export function publicKeyOfJwk(jwkText: string): KeyObject {
   if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || 'd' in jwk)
     throw new Error('the key is not an Ed25519 public JWK');
   key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x as string }, format: 'jwk' });
-  if (keys.size >= KEYS_KEPT) keys.delete(keys.keys().next().value!);
   keys.set(jwkText, key);
   return key;
 }

@@ -19,6 +19,7 @@ import {
   jwtVerify,
 } from 'jose';
 import { type Db, type SecretBox, inUnitOfWork, secretContext } from '../store/index.js';
+import { BoundedMap } from '@dpp/shared';
 import { verifyEdDsaCompact } from './compact-jws.js';
 
 /** Verified tokens remembered (Keyring.verifyJwt). */
@@ -65,7 +66,9 @@ export class Keyring {
   private readonly now: () => number;
   private readonly graceMs: number;
   private loadedAt = 0;
-  private readonly verified = new Map<string, { payload: JWTPayload; kid: string }>();
+  private readonly verified = new BoundedMap<string, { payload: JWTPayload; kid: string }>(
+    VERIFIED_TOKENS_KEPT,
+  );
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly opts: KeyringOptions) {
@@ -191,8 +194,6 @@ export class Keyring {
       }));
     const { payload, protectedHeader } = verified;
     if (rememberable && typeof payload.exp === 'number' && typeof protectedHeader.kid === 'string') {
-      if (this.verified.size >= VERIFIED_TOKENS_KEPT)
-        this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(cacheKey, { payload, kid: protectedHeader.kid });
     }
     return payload;

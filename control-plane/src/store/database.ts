@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
+import { BoundedMap } from '@dpp/shared';
 import { type Kysely, type MigrationResult, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { migrationProvider } from './migrations/index.js';
@@ -47,16 +48,11 @@ const STATEMENT_CACHE_SIZE = 500;
  * queries at once.
  */
 function withStatementCache(database: SQLite.Database): SQLite.Database {
-  const cache = new Map<string, SQLite.Statement>();
+  const cache = new BoundedMap<string, SQLite.Statement>(STATEMENT_CACHE_SIZE);
   const prepare = database.prepare.bind(database);
   database.prepare = ((source: string) => {
-    let stmt = cache.get(source);
-    if (stmt) {
-      cache.delete(source);
-    } else {
-      stmt = prepare(source);
-      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    }
+    // Set again when used, so the statements in use stay.
+    const stmt = cache.get(source) ?? prepare(source);
     cache.set(source, stmt);
     return stmt;
   }) as SQLite.Database['prepare'];
