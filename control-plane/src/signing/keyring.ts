@@ -12,7 +12,6 @@ import {
   type JWTPayload,
   type JWTVerifyOptions,
   SignJWT,
-  compactVerify,
   exportJWK,
   generateKeyPair,
   importJWK,
@@ -248,13 +247,6 @@ export class Keyring {
     if (claims.exp !== undefined && claims.exp <= nowSeconds)
       throw new Error('"exp" claim timestamp check failed');
     return { payload: claims, protectedHeader: header as { kid?: string } };
-  }
-
-  async verifyCompact(jws: string): Promise<{ payload: Uint8Array; typ: string | undefined }> {
-    const { payload, protectedHeader } = await compactVerify(jws, (header) => this.keyFor(header.kid), {
-      algorithms: ['EdDSA'],
-    });
-    return { payload, typ: protectedHeader.typ };
   }
 
   private async keyFor(kid: string | undefined): Promise<CryptoKey> {
