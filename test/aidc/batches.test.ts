@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ClaimedJob,
   HttpPrintDevice,
   enrollTestDevice,
+  keyRotationProof,
   newDeviceKey,
   printableProduct as journey,
   startTestControlPlane,
@@ -715,6 +715,26 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       return r.body.data.jobRef as string;
     }
 
+    /** Runs `fn` while tenant b has another name than its devices' principals were read with. */
+    async function whileTenantRenamed(fn: () => Promise<void>): Promise<void> {
+      const { db } = t.cp.store;
+      const { id, name } = await db
+        .selectFrom('tenants')
+        .select(['id', 'name'])
+        .where('id', '=', t.tenants.b.id)
+        .executeTakeFirstOrThrow();
+      await db
+        .updateTable('tenants')
+        .set({ name: `${name} (renamed)` })
+        .where('id', '=', id)
+        .execute();
+      try {
+        await fn();
+      } finally {
+        await db.updateTable('tenants').set({ name }).where('id', '=', id).execute();
+      }
+    }
+
     it('refuses a revoked device 401 on both claim routes and claims nothing, the job left waiting', async () => {
       const { enrolled, device } = await rememberedDevice('zebra-31');
       const ref = await jobB();
@@ -748,18 +768,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     it('claims for the device as read now when its tenant changed since, and refuses as that read decides', async () => {
       const { device } = await rememberedDevice('zebra-33');
       const ref = await jobB();
-      const { db } = t.cp.store;
-      const { id, name } = await db
-        .selectFrom('tenants')
-        .select(['id', 'name'])
-        .where('id', '=', t.tenants.b.id)
-        .executeTakeFirstOrThrow();
-      await db
-        .updateTable('tenants')
-        .set({ name: `${name} (renamed)` })
-        .where('id', '=', id)
-        .execute();
-      try {
+      await whileTenantRenamed(async () => {
         const [claimed] = await device.claimMany([{ name: 'zebra-33' }]);
         expect(claimed?.jobRef).toBe(ref);
         await device.sealMany([claimed!]);
@@ -771,9 +780,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
         });
         expect(other.status).toBe(403);
         expect(other.body.error).toMatchObject({ code: 'FORBIDDEN', details: { printer: 'zebra-39' } });
-      } finally {
-        await db.updateTable('tenants').set({ name }).where('id', '=', id).execute();
-      }
+      });
     });
 
     it('refuses a revoked device 401 on the results batch, applying none of it', async () => {
@@ -800,23 +807,10 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       const { device } = await rememberedDevice('zebra-36');
       const ref = await jobB();
       const [claimed] = await device.claimMany([{ name: 'zebra-36' }]);
-      const { db } = t.cp.store;
-      const { id, name } = await db
-        .selectFrom('tenants')
-        .select(['id', 'name'])
-        .where('id', '=', t.tenants.b.id)
-        .executeTakeFirstOrThrow();
-      await db
-        .updateTable('tenants')
-        .set({ name: `${name} (renamed)` })
-        .where('id', '=', id)
-        .execute();
-      try {
+      await whileTenantRenamed(async () => {
         await device.sealMany([claimed!]);
         expect((await stateB(ref)).state).toBe('SEALED');
-      } finally {
-        await db.updateTable('tenants').set({ name }).where('id', '=', id).execute();
-      }
+      });
     });
 
     it('refuses as the route does the device as read now: a sandbox expired since is 403 SANDBOX_EXPIRED', async () => {
@@ -866,13 +860,7 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
       const [claimed] = await device.claimMany([{ name: 'zebra-38' }]);
       expect(claimed?.jobRef).toBe(ref);
       const next = await newDeviceKey();
-      const proof = await new SignJWT({})
-        .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
-        .setAudience('urn:dpp:devices:rotate-key')
-        .setSubject(enrolled.id)
-        .setIssuedAt()
-        .setExpirationTime('2m')
-        .sign(next.privateKey);
+      const proof = await keyRotationProof(next, enrolled.id);
       const rotated = await t.call('POST', `/api/v2/devices/${enrolled.id}/rotate-key`, {
         key: device.token,
         body: { publicKeyJwk: next.publicJwk, proof },

@@ -18,6 +18,7 @@ import {
   type HttpPrintDevice,
   HttpPrintDevice as PrintDevice,
   enrollTestDevice,
+  keyRotationProof,
   newDeviceKey,
   printableProduct as journey,
   type TestControlPlane,
@@ -112,13 +113,7 @@ describe('the signing key history', () => {
 
     // The device moves to a new key, then is revoked.
     const next = await newDeviceKey();
-    const proof = await new SignJWT({})
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
-      .setAudience('urn:dpp:devices:rotate-key')
-      .setSubject(device.id)
-      .setIssuedAt()
-      .setExpirationTime('2m')
-      .sign(next.privateKey);
+    const proof = await keyRotationProof(next, device.id);
     const rotate = (publicKeyJwk: unknown, jwt: string) =>
       t.call('POST', `/api/v2/devices/${device.id}/rotate-key`, {
         key: line.token,

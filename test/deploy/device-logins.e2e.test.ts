@@ -8,7 +8,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SignJWT } from 'jose';
 import mqtt, { type MqttClient } from 'mqtt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BrokerLogin, ControlPlaneClient, MqttLink, silentLogger, type MqttState } from '@dpp/agent';
@@ -16,6 +15,7 @@ import { JWT_BEARER_ASSERTION, type MqttCredentials, deviceTopics } from '@dpp/s
 import {
   clientAssertion,
   enrollTestDevice,
+  keyRotationProof,
   newDeviceKey,
   startTestControlPlane,
   type EnrolledTestDevice,
@@ -201,13 +201,7 @@ describe('device logins administered on the shipped Mosquitto', () => {
   it('gives a new password with a new key; the old one stops working', async () => {
     const before = (await credentials(two)).password!;
     const key = await newDeviceKey();
-    const proof = await new SignJWT({})
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
-      .setAudience('urn:dpp:devices:rotate-key')
-      .setSubject(two.id)
-      .setIssuedAt()
-      .setExpirationTime('2m')
-      .sign(key.privateKey);
+    const proof = await keyRotationProof(key, two.id);
     const rotated = await t.call('POST', `/api/v2/devices/${two.id}/rotate-key`, {
       key: await two.accessToken(),
       headers: { 'Idempotency-Key': randomUUID() },

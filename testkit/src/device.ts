@@ -49,6 +49,17 @@ export function clientAssertion(
     .sign(key.privateKey);
 }
 
+/** The proof a device's rotate-key call carries: a JWT signed by the new key, naming the device. */
+export function keyRotationProof(next: TestDeviceKey, deviceId: string): Promise<string> {
+  return new SignJWT({})
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
+    .setAudience('urn:dpp:devices:rotate-key')
+    .setSubject(deviceId)
+    .setIssuedAt()
+    .setExpirationTime('2m')
+    .sign(next.privateKey);
+}
+
 export interface EnrolledTestDevice {
   id: string;
   tenantId: string;

@@ -6,6 +6,7 @@ import {
   clientAssertion,
   enrollTestDevice,
   enrollmentProof,
+  keyRotationProof,
   newDeviceKey,
   startTestControlPlane,
   testDialects,
@@ -266,14 +267,7 @@ describe.each(testDialects())('devices: enrollment, tokens, revocation (%s)', (d
     const device = await enrollTestDevice(t, t.tenants.a.admin);
     const access = await device.accessToken();
     const next = await newDeviceKey();
-    const { SignJWT } = await import('jose');
-    const proof = await new SignJWT({})
-      .setProtectedHeader({ alg: 'EdDSA', typ: 'dpp-key-rotation+jwt' })
-      .setAudience('urn:dpp:devices:rotate-key')
-      .setSubject(device.id)
-      .setIssuedAt()
-      .setExpirationTime('2m')
-      .sign(next.privateKey);
+    const proof = await keyRotationProof(next, device.id);
     const r = await t.call('POST', `/api/v2/devices/${device.id}/rotate-key`, {
       key: access,
       body: { publicKeyJwk: next.publicJwk, proof },
