@@ -18,19 +18,6 @@ const TARGET_RPS = 1_000;
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 20;
 
-/** A miss is judged as a hit is: the absolute rate, the share of bare node:http, and the p99 at 50 connections. */
-function uncachedTarget(
-  run: { requestsPerSecond: number; latencyP99Ms: number },
-  bare: number,
-): { target: string; met: boolean } {
-  return {
-    target: `>= ${TARGET_RPS}/s, >= ${TARGET_RATIO} of bare, p99 <= ${TARGET_P99_MS} ms (p99 ${run.latencyP99Ms} ms)`,
-    met:
-      run.requestsPerSecond >= TARGET_RPS &&
-      run.requestsPerSecond / bare >= TARGET_RATIO &&
-      run.latencyP99Ms <= TARGET_P99_MS,
-  };
-}
 /** Seconds of the extra, profiled load of each route (after the measured runs, so they stay unprofiled). */
 const PROFILE_SECONDS = 4;
 /** Passports in the store, so lookups are not against a near-empty table. */
@@ -167,7 +154,17 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
         unit: 'req/s',
         peer: { label: 'bare node:http 302, same bytes', figure: peers.redirects },
         ratio: redirects.requestsPerSecond / peers.redirects,
-        ...uncachedTarget(redirects, peers.redirects),
+        target: `>= ${TARGET_RATIO} of bare, p99 <= ${TARGET_P99_MS} ms (p99 ${redirects.latencyP99Ms} ms)`,
+        met:
+          redirects.requestsPerSecond / peers.redirects >= TARGET_RATIO &&
+          redirects.latencyP99Ms <= TARGET_P99_MS,
+      },
+      {
+        work: '    the same, its absolute rate',
+        figure: redirects.requestsPerSecond,
+        unit: 'req/s',
+        target: `>= ${TARGET_RPS}/s`,
+        met: redirects.requestsPerSecond >= TARGET_RPS,
       },
       {
         work: '  public read, cache off (each read a lookup)',
@@ -175,7 +172,15 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
         unit: 'req/s',
         peer: { label: 'bare node:http, same bytes', figure: peers.reads },
         ratio: reads.requestsPerSecond / peers.reads,
-        ...uncachedTarget(reads, peers.reads),
+        target: `>= ${TARGET_RATIO} of bare, p99 <= ${TARGET_P99_MS} ms (p99 ${reads.latencyP99Ms} ms)`,
+        met: reads.requestsPerSecond / peers.reads >= TARGET_RATIO && reads.latencyP99Ms <= TARGET_P99_MS,
+      },
+      {
+        work: '    the same, its absolute rate',
+        figure: reads.requestsPerSecond,
+        unit: 'req/s',
+        target: `>= ${TARGET_RPS}/s`,
+        met: reads.requestsPerSecond >= TARGET_RPS,
       },
     ];
   } finally {
