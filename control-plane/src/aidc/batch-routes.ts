@@ -19,7 +19,6 @@ import {
   requestHash,
   route,
   toApiError,
-  type Principal,
   type RouteDef,
   nothingPublic,
 } from '../http/index.js';
@@ -101,28 +100,26 @@ export function aidcBatchRoutes(deps: AidcRouteDeps): RouteDef[] {
       handler: async ({ principal, body, req, correlationId, log }) => {
         const { idempotencyTtlHours: ttlHours, now } = deps.result;
         const raw = (req.body as { results: Record<string, unknown>[] }).results;
-        // The batch as a principal reports it (made again for a principal read again: nothing of it is kept).
-        const batchOf = (as: Principal) =>
-          body.results.map((r, i) => {
-            // Hashed as the single route hashes its request: its path and the body it would have carried.
-            const { jobRef: _ref, idempotencyKey: _key, ...single } = raw[i]!;
-            const scope = {
-              tenantId: as.tenant.id,
-              route: SINGLE_RESULT_ROUTE,
-              key: r.idempotencyKey.toLowerCase(),
-              requestHash: requestHash(`/api/v2/aidc/jobs/${r.jobRef}/result`, single),
-            };
-            return {
-              jobRef: r.jobRef,
-              input: { status: r.status, evidence: r.evidence, attempt_id: r.attempt_id },
-              idempotency: operationKey(scope, { ttlHours, now }, resultReply),
-            };
-          });
-        let batch = batchOf(principal);
-        const outcomes = await asCurrent(principal, (as) => {
-          if (as !== principal) batch = batchOf(as);
-          return reportResults(deps.result, reporterOf(as), batch, correlationId);
+        const batch = body.results.map((r, i) => {
+          // Hashed as the single route hashes its request: its path and the body it would have carried.
+          const { jobRef: _ref, idempotencyKey: _key, ...single } = raw[i]!;
+          const scope = {
+            tenantId: principal.tenant.id,
+            route: SINGLE_RESULT_ROUTE,
+            key: r.idempotencyKey.toLowerCase(),
+            requestHash: requestHash(`/api/v2/aidc/jobs/${r.jobRef}/result`, single),
+          };
+          return {
+            jobRef: r.jobRef,
+            input: { status: r.status, evidence: r.evidence, attempt_id: r.attempt_id },
+            idempotency: operationKey(scope, { ttlHours, now }, resultReply),
+          };
         });
+        // A batch whose remembered device moved is made again as it is (its tenant is the token's, so its
+        // keys are the same): it did nothing before it found out.
+        const outcomes = await asCurrent(principal, (as) =>
+          reportResults(deps.result, reporterOf(as), batch, correlationId),
+        );
         const data = outcomes.map((o, i): ResultOutcome => {
           const jobRef = batch[i]!.jobRef;
           if (o.ok) return { jobRef, status: 200, data: o.job, ...(o.replayed ? { replayed: true } : {}) };

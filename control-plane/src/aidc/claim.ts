@@ -176,11 +176,14 @@ export async function claimJobs(
   );
 }
 
+/** A condition as a statement of its own: one row, `holds`. */
+export function conditionQuery(db: Db, condition: ClaimCondition) {
+  return db.selectNoFrom((eb) => sql<SqlBool>`${condition(eb)}`.as('holds'));
+}
+
 /** Whether a claim's condition holds now, read in the claim's transaction. */
 async function holds(trx: Db, condition: ClaimCondition): Promise<boolean> {
-  const row = await trx
-    .selectNoFrom((eb) => sql<SqlBool>`${condition(eb)}`.as('holds'))
-    .executeTakeFirstOrThrow();
+  const row = await conditionQuery(trx, condition).executeTakeFirstOrThrow();
   // SQLite answers 0 or 1, PostgreSQL a boolean.
   return Boolean(row.holds);
 }
@@ -252,7 +255,7 @@ async function withAttempts(
   // With a condition, one row more than the claims says whether it held (the same snapshot as the claims).
   let text = `${claims} select * from taken`;
   if (onlyIf) {
-    const condition = db.selectNoFrom((eb) => sql<SqlBool>`${onlyIf(eb)}`.as('holds')).compile();
+    const condition = conditionQuery(db, onlyIf).compile();
     text = `${claims} select taken.*, g.holds as claim_condition
       from (${shiftParameters(condition.sql, params.length)}) as g left join taken on true`;
     params.push(...condition.parameters);
@@ -337,7 +340,6 @@ async function claimForPrinters(
 ): Promise<TakenJob[]> {
   const { tenantId, deviceId, t } = at;
   const wanted = printers.reduce((n, p) => n + p.count, 0);
-  if (wanted === 0) return [];
   if (wanted === 1) {
     const printer = printers.find((p) => p.count === 1)!;
     return claimNext(trx, deps, at, printer);
@@ -362,14 +364,16 @@ async function claimForPrinters(
     return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: randomUUID(), jti: randomUUID() })) };
   });
   const owners = new Map(plan.flatMap((p) => p.jobs.map((j) => [j.ref, j.attemptId] as const)));
-  const claim = {
-    now: t,
-    leaseMs: deps.settings.leaseSeconds * 1000,
-    owners,
-    due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, printers),
-    set: () => claimedBy(deviceId, t),
-  };
-  const claimed = owners.size > 0 ? await claimChosen(trx, PRINT_QUEUE, claim) : [];
+  const claimed =
+    owners.size === 0
+      ? []
+      : await claimChosen(trx, PRINT_QUEUE, {
+          now: t,
+          leaseMs: deps.settings.leaseSeconds * 1000,
+          owners,
+          due: (eb) => printableBy(eb, tenantId, printers),
+          set: () => claimedBy(deviceId, t),
+        });
   const rows = new Map(claimed.map((row) => [row.attempt_id!, row]));
   const cut = chosen.length === wanted;
   const taken: TakenJob[] = [];
@@ -497,14 +501,13 @@ async function claimNext(
 ): Promise<TakenJob[]> {
   const { tenantId, deviceId, t } = at;
   const attempt = { attemptId: randomUUID(), printer: printer.name, jti: randomUUID() };
-  const claimOne = {
+  const [row] = await claim(trx, PRINT_QUEUE, {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
     owner: attempt.attemptId,
-    due: (eb: ExpressionBuilder<Database, 'print_jobs'>) => printableBy(eb, tenantId, [printer]),
+    due: (eb) => printableBy(eb, tenantId, [printer]),
     set: () => claimedBy(deviceId, t),
-  };
-  const [row] = await claim(trx, PRINT_QUEUE, claimOne);
+  });
   return row ? [{ row, ...attempt }] : [];
 }
 

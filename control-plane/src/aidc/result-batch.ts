@@ -3,7 +3,7 @@
  * at once, runs every result's checks against those rows with the results accepted before it applied,
  * then writes the accepted ones with a few statements for all of them instead of a dozen for each.
  */
-import { type CompiledQuery, type SqlBool, sql } from 'kysely';
+import { type CompiledQuery, sql } from 'kysely';
 import { type AuditEntry, addAudits } from '../audit/index.js';
 import {
   type Db,
@@ -21,6 +21,7 @@ import {
   readTogether,
   WriteSet,
 } from '../store/index.js';
+import { conditionQuery } from './claim.js';
 import { type JobView, jobView } from './model.js';
 import { PrincipalMoved } from './refusal.js';
 import type { PrintLoopPort, SerialRead } from './port.js';
@@ -317,7 +318,7 @@ class BatchRecords implements ResultReads {
     // A remembered device is checked with the rows, in the same snapshot (its call read nothing before).
     const { stillCurrent } = principal;
     if (stillCurrent) {
-      reads.principal = trx.selectNoFrom((eb) => sql<SqlBool>`${stillCurrent(eb)}`.as('holds')).compile();
+      reads.principal = conditionQuery(trx, stillCurrent).compile();
     }
     const read = await readTogether(trx, reads);
     if (stillCurrent && !(read.principal as { holds: unknown }[])[0]!.holds) throw new PrincipalMoved();

@@ -76,30 +76,24 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
     try {
       let principal = await resolvePrincipal(req, authenticators, { remembered });
       if (!principal) throw unauthorized();
-      try {
-        admit(principal);
-      } catch (err) {
-        // A remembered principal is read again before it is refused: the refusal is the present one's.
-        const unconfirmed = principal.type === 'device' ? principal.unconfirmed : undefined;
-        if (!unconfirmed) throw err;
-        principal = await unconfirmed.confirm();
-        if (!principal) throw unauthorized();
-        admit(principal);
-      }
       if (principal.type === 'device' && principal.unconfirmed) {
-        // Read again later by the operation: admitted as this route admits, or refused as it refuses.
+        // Read again (here, or later by the operation), it is admitted or refused as this route does.
         const { stillCurrent, confirm } = principal.unconfirmed;
-        principal = {
-          ...principal,
-          unconfirmed: {
-            stillCurrent,
-            confirm: async () => {
-              const now = await confirm();
-              if (now) admit(now);
-              return now;
-            },
-          },
+        const confirmAdmitted = async () => {
+          const now = await confirm();
+          if (now) admit(now);
+          return now;
         };
+        principal = { ...principal, unconfirmed: { stillCurrent, confirm: confirmAdmitted } };
+        try {
+          admit(principal);
+        } catch {
+          // A remembered principal is not refused: the refusal is the one read now's.
+          principal = await confirmAdmitted();
+          if (!principal) throw unauthorized();
+        }
+      } else {
+        admit(principal);
       }
       const { tenant } = principal;
       req.principal = principal;

@@ -201,7 +201,6 @@ export class TokenService {
   }
 }
 
-/** Verifies an access token and re-checks its subject in the store, so revocation takes effect at once. */
 /** Device principals remembered by an authenticator (`accessTokenAuthenticator`), the oldest read first out. */
 const DEVICES_REMEMBERED = 10_000;
 
@@ -229,17 +228,11 @@ function devicePrincipalRow(db: Db, deviceId: string) {
 
 type DeviceRow = NonNullable<Awaited<ReturnType<ReturnType<typeof devicePrincipalRow>['executeTakeFirst']>>>;
 
-/** What a principal of a device was read from: the row, and the device it is of. */
-interface DeviceSnapshot {
-  deviceId: string;
-  row: DeviceRow;
-}
-
 /**
  * Whether a device's principal is still the one read (`Unconfirmed.stillCurrent`): the device is active, in
  * the same tenant, and every column its principal was made of is unchanged.
  */
-function stillCurrent(eb: ExpressionBuilder<Database, never>, { deviceId, row }: DeviceSnapshot) {
+function stillCurrent(eb: ExpressionBuilder<Database, never>, deviceId: string, row: DeviceRow) {
   return eb.exists(
     eb
       .selectFrom('devices as d')
@@ -259,7 +252,11 @@ function stillCurrent(eb: ExpressionBuilder<Database, never>, { deviceId, row }:
 }
 
 /** A device's principal from its row: the row's tenant must be the one the token names. */
-function devicePrincipal(claims: JWTPayload, scopes: ReadonlySet<string>, row: DeviceRow): Principal | null {
+function devicePrincipal(
+  claims: JWTPayload,
+  scopes: ReadonlySet<string>,
+  row: DeviceRow,
+): Extract<Principal, { type: 'device' }> | null {
   // The row's id is its tenant's: a token names the device's own tenant, or it is refused.
   if (row.id !== claims.tenant_id) return null;
   return {
@@ -273,10 +270,11 @@ function devicePrincipal(claims: JWTPayload, scopes: ReadonlySet<string>, row: D
 }
 
 /**
- * The principal of an access token: a device's (the active device with its tenant, read now) or an API
- * client's. With `remembered`, a device whose principal was read before (by `devices`) gets that principal
- * without a read, marked `unconfirmed`: only an operation that checks it in its own statement
- * (`principalStillCurrent`) may be given one (http/authenticate.ts, RouteAuth.checkedInStatement).
+ * Verifies an access token and re-checks its subject in the store, so revocation takes effect at once: a
+ * device's principal (the active device with its tenant, read now) or an API client's. With `remembered`, a
+ * device whose principal was read before (kept in `memory.devices`) gets that principal without a read,
+ * marked `unconfirmed`: only an operation that checks it in its own statement (`stillCurrent`) may be given
+ * one (http/authenticate.ts, RouteAuth.checkedInStatement).
  */
 export async function principalFromAccessToken(
   token: string,
@@ -300,23 +298,20 @@ export async function principalFromAccessToken(
       .filter(Boolean),
   );
   if (claims.principal_type === 'device') {
-    const read = async (): Promise<{ principal: Principal | null }> => {
+    const read = async (): Promise<Principal | null> => {
       // The active device with its tenant, in one read.
       const row = await devicePrincipalRow(deps.db, sub).executeTakeFirst();
       if (row) memory?.devices.set(sub, row);
       else memory?.devices.delete(sub);
-      return { principal: row ? devicePrincipal(claims, scopes, row) : null };
+      return row ? devicePrincipal(claims, scopes, row) : null;
     };
     const known = memory?.remembered ? memory.devices.get(sub) : undefined;
-    const principal = known && devicePrincipal(claims, scopes, known);
-    if (!known || !principal || principal.type !== 'device') return (await read()).principal;
-    const snapshot: DeviceSnapshot = { deviceId: sub, row: known };
+    if (!known) return read();
+    const principal = devicePrincipal(claims, scopes, known);
+    if (!principal) return read();
     return {
       ...principal,
-      unconfirmed: {
-        stillCurrent: (eb) => stillCurrent(eb, snapshot),
-        confirm: async () => (await read()).principal,
-      },
+      unconfirmed: { stillCurrent: (eb) => stillCurrent(eb, sub, known), confirm: read },
     };
   }
   if (claims.principal_type === 'api_key') {

@@ -17,8 +17,8 @@ import {
   importJWK,
   jwtVerify,
 } from 'jose';
-import { type Db, type SecretBox, inUnitOfWork, secretContext } from '../store/index.js';
 import { BoundedMap } from '@dpp/shared';
+import { type Db, type SecretBox, inUnitOfWork, secretContext } from '../store/index.js';
 import { verifyEdDsaCompact } from './compact-jws.js';
 
 /** Verified tokens remembered (Keyring.verifyJwt). */
