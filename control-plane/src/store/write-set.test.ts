@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestStore, tenantRow, testDialects } from '@dpp/testkit';
 import type { Db } from './database.js';
-import { WriteSet, WriteSetMismatch } from './write-set.js';
+import { WriteSet, WriteSetMismatch, shiftParameters } from './write-set.js';
 
 const audit = (tenantId: string, n: number) => ({
   id: `audit-${tenantId}-${n}`,
@@ -218,5 +218,19 @@ describe.each(testDialects())('a write set (%s)', (dialect) => {
     const db = await storeWith();
     expect(() => new WriteSet().add(db.selectFrom('tenants').selectAll())).toThrow(TypeError);
     expect(() => new WriteSet().addRaw(sql`select 1`.compile(db))).toThrow(TypeError);
+  });
+});
+
+describe('shiftParameters', () => {
+  it('moves every $n past the offset and leaves the rest of the text as it was', () => {
+    expect(shiftParameters('insert into t (a, b) values ($1, $2), ($3, $10)', 7)).toBe(
+      'insert into t (a, b) values ($8, $9), ($10, $17)',
+    );
+    expect(shiftParameters('select $1 || $12x', 100)).toBe('select $101 || $112x');
+    expect(shiftParameters('select $9', 1)).toBe('select $10');
+    // A `$` not followed by digits is not a parameter; nor is text without any.
+    expect(shiftParameters('select $ , $$, a$b, $3', 2)).toBe('select $ , $$, a$b, $5');
+    expect(shiftParameters('select 1', 5)).toBe('select 1');
+    expect(shiftParameters('select $1', 0)).toBe('select $1');
   });
 });

@@ -215,5 +215,18 @@ function mismatchIn(
  */
 export function shiftParameters(sql: string, offset: number): string {
   if (offset === 0) return sql;
-  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+  // A scan, not a replace with a callback: a results batch's writes carry hundreds of parameters, and the
+  // regular expression's callback per match was 2 % of the control plane's thread on a sealing floor.
+  let out = '';
+  let from = 0;
+  for (let at = sql.indexOf('$'); at !== -1; at = sql.indexOf('$', at + 1)) {
+    let end = at + 1;
+    let n = 0;
+    for (let c = sql.charCodeAt(end); c >= 48 && c <= 57; c = sql.charCodeAt(++end)) n = n * 10 + (c - 48);
+    if (end === at + 1) continue;
+    out += sql.slice(from, at + 1) + String(n + offset);
+    from = end;
+    at = end - 1;
+  }
+  return out + sql.slice(from);
 }
