@@ -49,6 +49,7 @@ describe.each(testDialects())('print jobs between devices (%s)', (dialect) => {
     expect((await a.result(old, 'FAILED', { failure: { reason: 'printer_offline' } })).status).toBe(200);
     const current = (await b.claim())!;
     expect(current.jobRef).toBe(old.jobRef);
+    expect(current.attemptId > old.attemptId, 'a later attempt sorts after the one it supersedes').toBe(true);
     return { old, current };
   }
 
@@ -60,7 +61,10 @@ describe.each(testDialects())('print jobs between devices (%s)', (dialect) => {
       body: { printer: { name: 'zebra-1', rfid: true } },
     });
     expect(r.status, r.text).toBe(200);
-    expect(r.body.data.attempt_id).toMatch(/^[0-9a-f-]{36}$/);
+    // A UUIDv7: unique, and time-ordered so the attempts' indexes take each new one at their right edge.
+    expect(r.body.data.attempt_id).toMatch(
+      /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+    );
     expect(r.body.data).not.toHaveProperty('attemptId');
     expect(r.body.data.job.attemptId).toBe(r.body.data.attempt_id);
     const claimed = { jobRef: r.body.data.job.jobRef, attemptId: r.body.data.attempt_id } as ClaimedJob;

@@ -18,7 +18,14 @@ import {
   renew,
 } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
-import { type Database, type Db, type Dialect, type PrintJobTable, shiftParameters } from '../store/index.js';
+import {
+  type Database,
+  type Db,
+  type Dialect,
+  type PrintJobTable,
+  shiftParameters,
+  uuidv7,
+} from '../store/index.js';
 import type { AidcSettings } from './jobs.js';
 import { jobEpc, jobView } from './model.js';
 import { PrincipalMoved, PrintJobRefused } from './refusal.js';
@@ -361,7 +368,7 @@ async function claimForPrinters(
         free.delete(ref);
       }
     }
-    return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: randomUUID(), jti: randomUUID() })) };
+    return { printer, jobs: jobs.map((ref) => ({ ref, attemptId: uuidv7(), jti: randomUUID() })) };
   });
   const owners = new Map(plan.flatMap((p) => p.jobs.map((j) => [j.ref, j.attemptId] as const)));
   const claimed =
@@ -412,7 +419,7 @@ async function claimInTurns(
   const turns = printers.map((printer) => ({
     printer,
     attempts: Array.from({ length: printer.count }, () => ({
-      attemptId: randomUUID(),
+      attemptId: uuidv7(),
       printer: printer.name,
       jti: randomUUID(),
     })),
@@ -500,7 +507,7 @@ async function claimNext(
   printer: ClaimRequest['printer'],
 ): Promise<TakenJob[]> {
   const { tenantId, deviceId, t } = at;
-  const attempt = { attemptId: randomUUID(), printer: printer.name, jti: randomUUID() };
+  const attempt = { attemptId: uuidv7(), printer: printer.name, jti: randomUUID() };
   const [row] = await claim(trx, PRINT_QUEUE, {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
