@@ -43,6 +43,13 @@ const SOAK_JOBS = Number(process.env.BENCH_AIDC_SOAK ?? 0);
 const SOAK_WAVE = 10_000;
 
 const load = () => loadavg()[0]!.toFixed(2);
+/**
+ * `DATABASE_POOL_SIZE=4 npm run bench -- aidc`: the control planes' PostgreSQL pools (docs/configuration.md;
+ * docs/benchmarks.md, "The pool's size"). Unset, the default.
+ */
+const POOL_SIZE: Record<string, string> = process.env.DATABASE_POOL_SIZE
+  ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }
+  : {};
 
 interface FloorRun {
   perSecond: number;
@@ -103,7 +110,10 @@ async function inProcess(
   profile: boolean,
   floor: Pick<LoadInput, 'printers' | 'printerLabelsPerSecond'> = { printers: PRINTERS },
 ): Promise<FloorRun> {
-  const t = await startTestControlPlane({ dialect, env: { RATE_LIMITS: 'mid_market=1000000000/60' } });
+  const t = await startTestControlPlane({
+    dialect,
+    env: { RATE_LIMITS: 'mid_market=1000000000/60', ...POOL_SIZE },
+  });
   try {
     const admin = t.tenants.a.admin;
     await queuePrintJobs(t.call, admin, jobs);
@@ -380,6 +390,10 @@ function pacedRows(dialect: string, run: FloorRun): BenchRow[] {
 export async function run(): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   console.log(`load average at start: ${load()}`);
+  if (process.env.TEST_DATABASE_URL)
+    console.log(
+      `PostgreSQL connections per control plane: ${process.env.DATABASE_POOL_SIZE ?? '10 (the default)'}`,
+    );
   for (const dialect of testDialects()) {
     const batched = await inProcess(dialect, 'batch', JOBS, true);
     printProfile(dialect, batched);

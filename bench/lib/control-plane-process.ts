@@ -4,7 +4,7 @@
  * `{ url, tenantId, key, databaseUrl }` once it listens and stops on SIGTERM. Arguments: `sqlite`
  * (default) or `postgres` (TEST_DATABASE_URL, a fresh schema, seeded), or `join <DATABASE_URL>`: another
  * replica on that database (no seed; `tenantId` and `key` are null). `BENCH_MQTT_URL` puts it on that
- * external broker instead of none.
+ * external broker instead of none; `DATABASE_POOL_SIZE` is passed on.
  */
 import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
@@ -16,6 +16,8 @@ const env = {
   RATE_LIMITS: 'mid_market=1000000000/60',
   PUBLIC_BASE_URL: 'https://id.example.com',
   ...(process.env.BENCH_MQTT_URL ? { MQTT_URL: process.env.BENCH_MQTT_URL } : {}),
+  // As the benchmark was started with it (docs/configuration.md).
+  ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
 };
 
 if (process.argv[2] === 'join') {

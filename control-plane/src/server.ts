@@ -96,6 +96,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const now = options.now ?? Date.now;
   const store = await openStore({
     databaseUrl: config.databaseUrl,
+    pgPoolSize: config.databasePoolSize,
     sqliteFile: path.join(config.dataDir, 'control-plane.sqlite'),
     ...options.store,
   });

@@ -9,6 +9,7 @@ describe('loadConfig', () => {
       port: 8080,
       dataDir: '/srv/data',
       databaseUrl: undefined,
+      databasePoolSize: 10,
       mqttPort: 1883,
       mqttUrl: undefined,
       publicBaseUrl: 'http://localhost:8080',
@@ -16,6 +17,7 @@ describe('loadConfig', () => {
       heapGrowthPercent: 20,
     });
     expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
+    expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(loadConfig({}).secretsKey).toBeUndefined();
     expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
@@ -50,6 +52,9 @@ describe('loadConfig', () => {
     [{ RATE_LIMITS: 'gold=10/60' }, 'RATE_LIMITS'],
     [{ DPP_ENV: 'production', DPP_SEED_FILE: 'seed.json' }, 'DPP_SEED_FILE'],
     [{ RETENTION_DAYS: '0' }, 'RETENTION_DAYS'],
+    [{ DATABASE_POOL_SIZE: '1' }, 'DATABASE_POOL_SIZE'],
+    [{ DATABASE_POOL_SIZE: 'ten' }, 'DATABASE_POOL_SIZE'],
+    [{ DATABASE_POOL_SIZE: '1001' }, 'DATABASE_POOL_SIZE'],
     [{ HEAP_GROWTH_PERCENT: '-5' }, 'HEAP_GROWTH_PERCENT'],
     [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT'],
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],

@@ -28,6 +28,11 @@ export interface Config {
   dataDir: string;
   /** `postgres://...` selects PostgreSQL; undefined selects SQLite in `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * DATABASE_POOL_SIZE: connections this replica keeps to PostgreSQL (claims go first for a free one). A
+   * replica sharing its database's cores waits less with fewer (docs/benchmarks.md, "The pool's size").
+   */
+  databasePoolSize: number;
   /** Port of the embedded MQTT broker; 0 turns it off. */
   mqttPort: number;
   /** External broker to use instead of the embedded one. */
@@ -140,6 +145,14 @@ function readPositiveInt(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < 1)
     throw new ConfigError(name, `must be a positive integer, got "${raw}"`);
+  return Number(raw);
+}
+
+function readIntBetween(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -330,6 +343,8 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     host: env.HOST || '0.0.0.0',
     dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
     databaseUrl,
+    // Two at least: a transaction and the claims that go first while it holds its connection.
+    databasePoolSize: readIntBetween(env, 'DATABASE_POOL_SIZE', 10, 2, 1000),
     mqttPort: readPort(env, 'MQTT_PORT', 1883),
     mqttUrl,
     mqttDeviceAuth,
