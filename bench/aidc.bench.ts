@@ -1,4 +1,4 @@
-import { loadavg } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
 import { httpCaller } from '@dpp/control-plane';
@@ -44,12 +44,12 @@ const SOAK_WAVE = 10_000;
 
 const load = () => loadavg()[0]!.toFixed(2);
 /**
- * `DATABASE_POOL_SIZE=4 npm run bench -- aidc`: the control planes' PostgreSQL pools (docs/configuration.md;
- * docs/benchmarks.md, "The pool's size"). Unset, the default.
+ * The control planes' PostgreSQL pools: `DATABASE_POOL_SIZE` when the benchmark is started with it, otherwise
+ * twice this machine's cores, as docs/configuration.md advises for a database on the same cores (this
+ * benchmark's PostgreSQL is TEST_DATABASE_URL, the machine's own). docs/benchmarks.md, "The pool's size",
+ * has both figures.
  */
-const POOL_SIZE: Record<string, string> = process.env.DATABASE_POOL_SIZE
-  ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE }
-  : {};
+const POOL_SIZE = process.env.DATABASE_POOL_SIZE || String(2 * availableParallelism());
 
 interface FloorRun {
   perSecond: number;
@@ -112,7 +112,7 @@ async function inProcess(
 ): Promise<FloorRun> {
   const t = await startTestControlPlane({
     dialect,
-    env: { RATE_LIMITS: 'mid_market=1000000000/60', ...POOL_SIZE },
+    env: { RATE_LIMITS: 'mid_market=1000000000/60', DATABASE_POOL_SIZE: POOL_SIZE },
   });
   try {
     const admin = t.tenants.a.admin;
@@ -181,11 +181,12 @@ function printProfile(dialect: string, run: FloorRun): void {
 async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
   const procs: ControlPlaneProcess[] = [];
   try {
-    const first = await startControlPlaneProcess('postgres', { mqttUrl: MQTT_URL });
+    const first = await startControlPlaneProcess('postgres', { mqttUrl: MQTT_URL, poolSize: POOL_SIZE });
     procs.push(first);
     const second = await startControlPlaneProcess('postgres', {
       join: first.databaseUrl!,
       mqttUrl: MQTT_URL,
+      poolSize: POOL_SIZE,
     });
     procs.push(second);
     const call = httpCaller(first.url);
@@ -400,7 +401,7 @@ export async function run(): Promise<BenchRow[]> {
     const single = await inProcess(dialect, 'single', SINGLE_JOBS, false);
     const work = `print jobs sealed via HTTP, ${DEVICES} devices, batched calls (${dialect})`;
     if (dialect === 'postgres') {
-      const boss = await pgBossRate(process.env.TEST_DATABASE_URL!, JOBS, DEVICES);
+      const boss = await pgBossRate(process.env.TEST_DATABASE_URL!, JOBS, DEVICES, Number(POOL_SIZE));
       const ratio = batched.perSecond / boss;
       rows.push({
         work,

@@ -30,7 +30,7 @@ function rssOf(pid: number): number {
  */
 export async function startControlPlaneProcess(
   dialect: 'sqlite' | 'postgres' = 'sqlite',
-  opts: { join?: string; mqttUrl?: string } = {},
+  opts: { join?: string; mqttUrl?: string; poolSize?: string } = {},
 ): Promise<ControlPlaneProcess> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'control-plane-process.ts');
   const args = opts.join ? ['join', opts.join] : [dialect];
@@ -42,6 +42,7 @@ export async function startControlPlaneProcess(
       LOG_LEVEL: process.env.BENCH_CP_LOG_LEVEL ?? 'silent',
       IP_RATE_LIMITS: 'public=1000000000/60,credentials=1000000000/60,failures=1000000000/60',
       ...(opts.mqttUrl ? { BENCH_MQTT_URL: opts.mqttUrl } : {}),
+      ...(opts.poolSize ? { DATABASE_POOL_SIZE: opts.poolSize } : {}),
     },
   });
   const first = await new Promise<string>((resolve, reject) => {

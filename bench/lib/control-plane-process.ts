@@ -16,7 +16,7 @@ const env = {
   RATE_LIMITS: 'mid_market=1000000000/60',
   PUBLIC_BASE_URL: 'https://id.example.com',
   ...(process.env.BENCH_MQTT_URL ? { MQTT_URL: process.env.BENCH_MQTT_URL } : {}),
-  // As the benchmark was started with it (docs/configuration.md).
+  // As the benchmark chose it (startControlPlaneProcess's poolSize; docs/configuration.md).
   ...(process.env.DATABASE_POOL_SIZE ? { DATABASE_POOL_SIZE: process.env.DATABASE_POOL_SIZE } : {}),
 };
 

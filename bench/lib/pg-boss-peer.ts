@@ -7,13 +7,18 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 
-export async function pgBossRate(databaseUrl: string, jobs: number, workers: number): Promise<number> {
+export async function pgBossRate(
+  databaseUrl: string,
+  jobs: number,
+  workers: number,
+  poolSize: number,
+): Promise<number> {
   const schema = `pgboss_${randomBytes(5).toString('hex')}`;
-  // The control plane's pool size (store/database.ts), so neither side has more connections.
+  // The control plane's pool size (DATABASE_POOL_SIZE), so neither side has more connections.
   const boss = new PgBoss({
     connectionString: databaseUrl,
     schema,
-    max: 10,
+    max: poolSize,
     supervise: false,
     schedule: false,
   });
