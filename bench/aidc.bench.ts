@@ -393,7 +393,8 @@ export async function run(): Promise<BenchRow[]> {
   console.log(`load average at start: ${load()}`);
   if (process.env.TEST_DATABASE_URL)
     console.log(
-      `PostgreSQL connections per control plane: ${process.env.DATABASE_POOL_SIZE ?? '10 (the default)'}`,
+      `PostgreSQL connections per control plane and for pg-boss: ${POOL_SIZE}` +
+        (process.env.DATABASE_POOL_SIZE ? ' (DATABASE_POOL_SIZE)' : " (twice this machine's cores)"),
     );
   for (const dialect of testDialects()) {
     const batched = await inProcess(dialect, 'batch', JOBS, true);
