@@ -131,48 +131,28 @@ export const DEFAULT_RATE_LIMITS: Record<Tier, RateBudget> = {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-function readPort(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > 65535) {
-    throw new ConfigError(name, `must be a port number from 0 to 65535, got "${raw}"`);
-  }
-  return Number(raw);
-}
-
-function readPositiveInt(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < 1)
-    throw new ConfigError(name, `must be a positive integer, got "${raw}"`);
-  return Number(raw);
-}
-
-function readIntBetween(env: Env, name: string, fallback: number, min: number, max: number): number {
+/** A whole number from `min` to `max`, or `fallback` when unset; refused with "must be <what>". */
+function readWhole(env: Env, name: string, fallback: number, min: number, max: number, what: string): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
-    throw new ConfigError(name, `must be a whole number from ${min} to ${max}, got "${raw}"`);
+    throw new ConfigError(name, `must be ${what}, got "${raw}"`);
   return Number(raw);
 }
 
-function readPercent(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > 1000)
-    throw new ConfigError(name, `must be a whole percentage from 0 to 1000, got "${raw}"`);
-  return Number(raw);
-}
+const readPort = (env: Env, name: string, fallback: number) =>
+  readWhole(env, name, fallback, 0, 65535, 'a port number from 0 to 65535');
+
+const readPositiveInt = (env: Env, name: string, fallback: number) =>
+  readWhole(env, name, fallback, 1, Infinity, 'a positive integer');
+
+const readPercent = (env: Env, name: string, fallback: number) =>
+  readWhole(env, name, fallback, 0, 1000, 'a whole percentage from 0 to 1000');
+
+const readMaxAgeMs = (env: Env, name: string, fallback: number, max: number) =>
+  readWhole(env, name, fallback, 0, max, `a whole number of milliseconds from 0 to ${max}`);
 
 /** A 32-byte key given as 64 hex digits or as base64 (standard or URL-safe). */
-function readMaxAgeMs(env: Env, name: string, fallback: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) > max)
-    throw new ConfigError(name, `must be a whole number of milliseconds from 0 to ${max}, got "${raw}"`);
-  return Number(raw);
-}
-
 function readKey(env: Env, name: string): Buffer | undefined {
   const raw = env[name];
   if (raw === undefined || raw === '') return undefined;
@@ -344,7 +324,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     dataDir: path.resolve(cwd, env.DATA_DIR || './data'),
     databaseUrl,
     // Two at least: a transaction and the claims that go first while it holds its connection.
-    databasePoolSize: readIntBetween(env, 'DATABASE_POOL_SIZE', 10, 2, 1000),
+    databasePoolSize: readWhole(env, 'DATABASE_POOL_SIZE', 10, 2, 1000, 'a whole number from 2 to 1000'),
     mqttPort: readPort(env, 'MQTT_PORT', 1883),
     mqttUrl,
     mqttDeviceAuth,

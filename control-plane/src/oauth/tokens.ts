@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
-import { sql, type ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import {
   DEVICE_SCOPE,
   type Ed25519PublicJwk,
@@ -229,25 +229,20 @@ function devicePrincipalRow(db: Db, deviceId: string) {
 type DeviceRow = NonNullable<Awaited<ReturnType<ReturnType<typeof devicePrincipalRow>['executeTakeFirst']>>>;
 
 /**
- * Whether a device's principal is still the one read (`Unconfirmed.stillCurrent`): the device is active, in
- * the same tenant, and every column its principal was made of is unchanged.
+ * Whether a device's principal is still the one read (`Unconfirmed.stillCurrent`): the read that made it
+ * (`devicePrincipalRow`: the device, active, with its tenant) still finds the device with every column its
+ * principal was made of unchanged.
  */
-function stillCurrent(eb: ExpressionBuilder<Database, never>, deviceId: string, row: DeviceRow) {
+function stillCurrent(eb: ExpressionBuilder<Database, never>, db: Db, deviceId: string, row: DeviceRow) {
   return eb.exists(
-    eb
-      .selectFrom('devices as d')
-      .innerJoin('tenants as t', 't.id', 'd.tenant_id')
-      .select(sql<number>`1`.as('one'))
-      .where('d.id', '=', deviceId)
-      .where('d.status', '=', 'active')
-      .where((w) =>
-        w.and(
-          DEVICE_PRINCIPAL_COLUMNS.map((column) => {
-            const value = row[column.slice(2) as keyof DeviceRow];
-            return value === null ? w(column, 'is', null) : w(column, '=', value);
-          }),
-        ),
+    devicePrincipalRow(db, deviceId).where((w) =>
+      w.and(
+        DEVICE_PRINCIPAL_COLUMNS.map((column) => {
+          const value = row[column.slice(2) as keyof DeviceRow];
+          return value === null ? w(column, 'is', null) : w(column, '=', value);
+        }),
       ),
+    ),
   );
 }
 
@@ -311,7 +306,7 @@ export async function principalFromAccessToken(
     if (!principal) return read();
     return {
       ...principal,
-      unconfirmed: { stillCurrent: (eb) => stillCurrent(eb, sub, known), confirm: read },
+      unconfirmed: { stillCurrent: (eb) => stillCurrent(eb, deps.db, sub, known), confirm: read },
     };
   }
   if (claims.principal_type === 'api_key') {

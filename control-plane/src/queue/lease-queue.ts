@@ -246,18 +246,12 @@ export async function claimChosen<T extends QueueTable>(
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
   if (opts.owners.size === 0) return [];
   const ids = [...opts.owners.keys()];
-  const rows = await untyped(db)
-    .updateTable(c.table)
-    .set((eb) => ({
-      ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
-      // Each row its own owner: `case id when ? then ? ... end`.
-      [c.owner!]: sql`case ${sql.ref(c.id)} ${sql.join(
-        ids.map((id) => sql`when ${id} then ${opts.owners.get(id)}`),
-        sql` `,
-      )} end`,
-      ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
-    }))
+  // Each row its own owner: `case id when ? then ? ... end`.
+  const owner = sql`case ${sql.ref(c.id)} ${sql.join(
+    ids.map((id) => sql`when ${id} then ${opts.owners.get(id)}`),
+    sql` `,
+  )} end`;
+  const rows = await claimUpdate(db, c, { ...opts, owner })
     .where(c.id, 'in', ids)
     .$if(!db.isTransaction, (w) => w.where(dueAndUnleased(c, opts.due, opts.now)))
     .returningAll()

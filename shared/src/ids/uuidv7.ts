@@ -4,9 +4,9 @@
  * deliveries) get them, so do print attempts (an attempt id is a fencing token: it must be unique, not
  * secret, and the claim time it shows is in the job's own record), and so do the agent's Idempotency-Keys:
  * either lands at the right edge of its B-tree (the table's primary key, the key index) instead of on a
- * random page, which keeps inserts cheap on SQLite and PostgreSQL alike. Within one millisecond, ids from this process still increase: the 12 bits after the
- * version count up from a random start (RFC 9562, 6.2, method 1), and a full count moves on to the next
- * millisecond.
+ * random page, which keeps inserts cheap on SQLite and PostgreSQL alike. Within one millisecond, ids from
+ * this process still increase: the 12 bits after the version count up from a random start (RFC 9562, 6.2,
+ * method 1), and a full count moves on to the next millisecond.
  *
  * For ids that must not reveal when they were made (API keys, tokens), use `randomUUID`.
  */
