@@ -64,6 +64,8 @@ interface FloorRun {
   pgStatements?: { shares: { name: string; statements: number }[]; jobs: number };
   /** The claim calls' time inside the control plane (its request-duration histogram): shares within 10 and 50 ms. */
   inside?: { within10: number; within50: number };
+  /** Tree heads the transparency log signed while the floor ran (its sequencer's passes that took receipts in). */
+  treeHeads?: number;
 }
 
 const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
@@ -87,6 +89,15 @@ function insideShares(before: Map<number, number>, after: Map<number, number>): 
   const calls = (le: number) => (after.get(le) ?? 0) - (before.get(le) ?? 0);
   const all = calls(Infinity);
   return all === 0 ? undefined : { within10: calls(0.01) / all, within50: calls(0.05) / all };
+}
+
+/** Tree heads the control plane's transparency log has signed. */
+async function treeHeads(t: TestControlPlane): Promise<number> {
+  const row = await t.cp.store.db
+    .selectFrom('log_tree_heads')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
 }
 
 /** What a claim's latency is made of: its time inside the control plane, the rest waiting to be read. */
@@ -125,8 +136,10 @@ async function inProcess(
     sqlTimer?.start();
     pgCounter?.start();
     const claimsBefore = await claimDurations(t);
+    const headsBefore = await treeHeads(t);
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
     const inside = insideShares(claimsBefore, await claimDurations(t));
+    const heads = (await treeHeads(t)) - headsBefore;
     const sql = sqlTimer?.stop();
     const pgStatements = pgCounter?.stop();
     const summary = await profiler?.stop(dialect);
@@ -136,6 +149,7 @@ async function inProcess(
       claimMs: out.claimMs.sort((a, b) => a - b),
       firstClaimMs: out.firstClaimMs.sort((a, b) => a - b),
       resultMs: out.resultMs.sort((a, b) => a - b),
+      treeHeads: heads,
       ...(summary ? { profile: summary } : {}),
       ...(sql ? { sql: { shares: sql, jobs } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),
@@ -335,6 +349,10 @@ function printStartBurst(what: string, run: FloorRun): void {
 function claimRows(dialect: string, run: FloorRun): BenchRow[] {
   const { claimMs, resultMs } = run;
   printInside(`flat-out floor (${dialect})`, run);
+  if (run.treeHeads !== undefined)
+    console.log(
+      `  flat-out floor (${dialect}): the transparency log signed ${run.treeHeads} tree heads for ${JOBS} sealed jobs`,
+    );
   printStartBurst(`flat-out floor (${dialect})`, run);
   const p50 = percentile(claimMs, 50);
   const p99 = percentile(claimMs, 99);

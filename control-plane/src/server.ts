@@ -150,6 +150,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   const sequencer = startSequencer(transparency, {
     log: log.child({ module: 'transparency-log' }),
     intervalMs: config.transparencyLog.sequenceIntervalMs,
+    gapMs: config.transparencyLog.sequenceGapMs,
   });
   const printLoop: PrintLoopPort = {
     ...carriersPrintLoop({ publicBaseUrl: config.publicBaseUrl }),

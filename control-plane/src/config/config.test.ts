@@ -18,6 +18,8 @@ describe('loadConfig', () => {
     });
     expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
     expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
+    expect(loadConfig({}).transparencyLog.sequenceGapMs).toBe(250);
+    expect(loadConfig({ LOG_SEQUENCE_GAP_MS: '0' }).transparencyLog.sequenceGapMs).toBe(0);
     expect(loadConfig({ HEAP_GROWTH_PERCENT: '0' }).heapGrowthPercent).toBe(0);
     expect(loadConfig({}).secretsKey).toBeUndefined();
     expect(loadConfig({ SECRETS_KEY: 'ab'.repeat(32) }).secretsKey).toEqual(Buffer.alloc(32, 0xab));
@@ -55,6 +57,8 @@ describe('loadConfig', () => {
     [{ DATABASE_POOL_SIZE: '1' }, 'DATABASE_POOL_SIZE'],
     [{ DATABASE_POOL_SIZE: 'ten' }, 'DATABASE_POOL_SIZE'],
     [{ DATABASE_POOL_SIZE: '1001' }, 'DATABASE_POOL_SIZE'],
+    [{ LOG_SEQUENCE_GAP_MS: '-1' }, 'LOG_SEQUENCE_GAP_MS'],
+    [{ LOG_SEQUENCE_GAP_MS: '60001' }, 'LOG_SEQUENCE_GAP_MS'],
     [{ HEAP_GROWTH_PERCENT: '-5' }, 'HEAP_GROWTH_PERCENT'],
     [{ HEAP_GROWTH_PERCENT: '1001' }, 'HEAP_GROWTH_PERCENT'],
     [{ SECRETS_KEY: 'too-short' }, 'SECRETS_KEY'],

@@ -85,8 +85,11 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Print jobs: lease per claim or heartbeat, retry budget, and how often the reaper runs. */
   aidc: { leaseSeconds: number; maxAttempts: number; reaperIntervalMs: number };
-  /** The transparency log of seal receipts: how often its sequencer looks, and the oldest a tree head gets. */
-  transparencyLog: { sequenceIntervalMs: number; treeHeadMaxAgeMs: number };
+  /**
+   * The transparency log of seal receipts: how often its sequencer looks, the least time between two of its
+   * passes that a seal asks for, and the oldest a tree head gets.
+   */
+  transparencyLog: { sequenceIntervalMs: number; sequenceGapMs: number; treeHeadMaxAgeMs: number };
   /**
    * External passport registries a passport can be broadcast to (POST /passports/{id}/publish), each an
    * HTTP endpoint that receives the passport JSON. Empty means none: the broadcast answers 503
@@ -149,7 +152,7 @@ const readPositiveInt = (env: Env, name: string, fallback: number) =>
 const readPercent = (env: Env, name: string, fallback: number) =>
   readWhole(env, name, fallback, 0, 1000, 'a whole percentage from 0 to 1000');
 
-const readMaxAgeMs = (env: Env, name: string, fallback: number, max: number) =>
+const readMilliseconds = (env: Env, name: string, fallback: number, max: number) =>
   readWhole(env, name, fallback, 0, max, `a whole number of milliseconds from 0 to ${max}`);
 
 /** A 32-byte key given as 64 hex digits or as base64 (standard or URL-safe). */
@@ -334,7 +337,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     rateLimits: readBudgets(env, 'RATE_LIMITS', TIERS, DEFAULT_RATE_LIMITS),
     ipRateLimits: readBudgets(env, 'IP_RATE_LIMITS', IP_CLASSES, DEFAULT_IP_RATE_LIMITS),
     trustProxy: readTrustProxy(env),
-    publicCacheMaxAgeMs: readMaxAgeMs(env, 'PUBLIC_CACHE_MAX_AGE_MS', 500, 1_000),
+    publicCacheMaxAgeMs: readMilliseconds(env, 'PUBLIC_CACHE_MAX_AGE_MS', 500, 1_000),
     idempotencyTtlHours: readPositiveInt(env, 'IDEMPOTENCY_TTL_HOURS', 24),
     retentionDays: readPositiveInt(env, 'RETENTION_DAYS', 30),
     secretsKey,
@@ -352,6 +355,7 @@ export function loadConfig(env: Env = process.env, cwd: string = process.cwd()):
     },
     transparencyLog: {
       sequenceIntervalMs: readPositiveInt(env, 'LOG_SEQUENCE_INTERVAL_MS', 1_000),
+      sequenceGapMs: readMilliseconds(env, 'LOG_SEQUENCE_GAP_MS', 250, 60_000),
       treeHeadMaxAgeMs: readPositiveInt(env, 'LOG_TREE_HEAD_MAX_AGE_MS', 3_600_000),
     },
     registryConnectors: readRegistryConnectors(env, envName === 'production'),

@@ -215,11 +215,20 @@ export class TransparencyLog {
   }
 }
 
-/** The sequencer as an in-process worker: every `intervalMs`, and at once when a label is sealed here. */
-export function startSequencer(log: TransparencyLog, deps: { log: Logger; intervalMs: number }): PollingLoop {
+/**
+ * The sequencer as an in-process worker: every `intervalMs`, and when a label is sealed here, at once or, if
+ * its last pass began less than `gapMs` ago, once `gapMs` has passed. On a busy floor the receipts sealed
+ * meanwhile go into that one pass, its one transaction and its one signed tree head, instead of a pass for
+ * every few seals.
+ */
+export function startSequencer(
+  log: TransparencyLog,
+  deps: { log: Logger; intervalMs: number; gapMs: number },
+): PollingLoop {
   const loop = new PollingLoop({
     name: 'transparency log sequencer',
     pollMs: deps.intervalMs,
+    wakeGapMs: deps.gapMs,
     log: deps.log,
     pass: () => log.sequence(),
   });
