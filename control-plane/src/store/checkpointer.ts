@@ -43,6 +43,7 @@ export interface Checkpointer {
 export function startCheckpointer(file: string, intervalMs: number, onFailure: () => void): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, { eval: true, workerData: { file, intervalMs, driver } });
+  // It never keeps the process alive by itself while it runs.
   worker.unref();
   let failed = false;
   const fail = () => {
@@ -62,6 +63,10 @@ export function startCheckpointer(file: string, intervalMs: number, onFailure: (
   return {
     stop: async () => {
       if (exited) return;
+      // Referenced from here on: the worker's close (a checkpoint of all of the WAL, seconds for a large one)
+      // is what a closing store waits for, and an unreferenced worker let a process with nothing else to do
+      // exit in the middle of it.
+      worker.ref();
       worker.postMessage('stop');
       await gone;
     },
