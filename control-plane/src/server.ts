@@ -121,7 +121,12 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   });
   const broker = await startBroker(config, log, (token) =>
     principalFromAccessToken(token, { keyring, db: store.db, issuer: config.publicBaseUrl }),
-  );
+  ).catch(async (err: unknown) => {
+    // The embedded broker's port taken, or an external broker refusing us: nothing else has started yet.
+    keyring.stop();
+    await store.close();
+    throw err;
+  });
   const webhooks = createWebhookRuntime({ config, store, secrets, log, now, options: options.webhooks });
   const passportSigner = options.passports?.signer ?? localSigner;
   const generation = new GenerationWorker({
@@ -260,20 +265,6 @@ export async function startControlPlane(config: Config, options: StartOptions = 
 
   // Resolver and public passport answers go out before Express (public/fast-path.ts).
   const server: Server = createServer(built.handler);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.keepAliveTimeout = 5_000;
-  answerParserErrors(server);
-  const { port } = server.address() as AddressInfo;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${host}:${port}`;
-  log.info({ url, dialect: store.dialect, env: config.env }, 'control plane listening');
-
   let closing: Promise<void> | undefined;
   const close = () =>
     (closing ??= (async () => {
@@ -320,6 +311,27 @@ export async function startControlPlane(config: Config, options: StartOptions = 
       }
       log.info('control plane stopped');
     })());
+
+  // A port already taken (EADDRINUSE) or not allowed stops the start: what started above stops with it, so a
+  // caller that retries on another port does not leave workers running on the same store.
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  server.keepAliveTimeout = 5_000;
+  answerParserErrors(server);
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host}:${port}`;
+  log.info({ url, dialect: store.dialect, env: config.env }, 'control plane listening');
 
   return {
     url,

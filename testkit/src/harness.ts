@@ -103,6 +103,21 @@ function seedOf(ts: SeededTenant[], expiredId: string, sandboxId?: string): Seed
 }
 
 /**
+ * Starts on ports that were free when picked, and picks again when one was taken before the start bound it
+ * (suites run in parallel, each picking ports): a start that fails with EADDRINUSE has stopped what it began.
+ */
+async function onFreePorts<T>(start: () => Promise<T>, pickAgain: () => Promise<void>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (err) {
+      if (attempt >= 5 || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+      await pickAgain();
+    }
+  }
+}
+
+/**
  * Starts a real control plane on a free port with a fresh database (a new SQLite file, or a new
  * PostgreSQL schema that is dropped on close) and a seed of three tenants.
  */
@@ -121,7 +136,6 @@ export async function startTestControlPlane(
   } & RestartOptions = {},
 ): Promise<TestControlPlane> {
   const dialect = options.dialect ?? 'sqlite';
-  const mqttPort = options.mqtt ? String(await freePort()) : '0';
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'dpp-cp-'));
   const tenants = {
     a: tenant('Tenant A', 'mid_market'),
@@ -137,21 +151,24 @@ export async function startTestControlPlane(
   const pgUrl = process.env.TEST_DATABASE_URL;
   if (dialect === 'postgres' && !pgUrl) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  const loaded = loadConfig({
-    DPP_ENV: 'test',
-    // A concrete port, so the advertised URLs (issuer, token endpoint, Digital Links) are reachable.
-    PORT: String(await freePort()),
-    HOST: '127.0.0.1',
-    MQTT_PORT: mqttPort,
-    DATA_DIR: dir,
-    DPP_SEED_FILE: seedFile,
-    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
-    // Every test calls from 127.0.0.1: the per-IP budgets stay out of the way unless a test sets its own.
-    IP_RATE_LIMITS: 'public=1000000/60,credentials=1000000/60,failures=1000000/60',
-    ...(dialect === 'postgres' ? { DATABASE_URL: pgUrl! } : {}),
-    ...options.env,
+  const configOnFreePorts = async (): Promise<Config> => ({
+    ...loadConfig({
+      DPP_ENV: 'test',
+      // A concrete port, so the advertised URLs (issuer, token endpoint, Digital Links) are reachable.
+      PORT: String(await freePort()),
+      HOST: '127.0.0.1',
+      MQTT_PORT: options.mqtt ? String(await freePort()) : '0',
+      DATA_DIR: dir,
+      DPP_SEED_FILE: seedFile,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+      // Every test calls from 127.0.0.1: the per-IP budgets stay out of the way unless a test sets its own.
+      IP_RATE_LIMITS: 'public=1000000/60,credentials=1000000/60,failures=1000000/60',
+      ...(dialect === 'postgres' ? { DATABASE_URL: pgUrl! } : {}),
+      ...options.env,
+    }),
+    ...options.config,
   });
-  const config: Config = { ...loaded, ...options.config };
+  let config = await configOnFreePorts();
   const mail: MailMessage[] = [];
   const startOn = (o: RestartOptions) =>
     startControlPlane(config, {
@@ -163,7 +180,10 @@ export async function startTestControlPlane(
       ...(o.ingest ? { ingest: o.ingest } : {}),
       ...(o.passports ? { passports: o.passports } : {}),
     });
-  let cp = await startOn(options);
+  let cp = await onFreePorts(
+    () => startOn(options),
+    async () => void (config = await configOnFreePorts()),
+  );
   const replicas: ControlPlane[] = [];
   // The demo's caller, aimed at whichever control plane is current (restart() replaces it).
   const call = (method: string, p: string, opts: CallOptions = {}): Promise<CallResult> =>
@@ -189,13 +209,18 @@ export async function startTestControlPlane(
     replica: async () => {
       if (dialect !== 'postgres')
         throw new Error('replicas share a PostgreSQL database; SQLite is one process');
-      const r = await startControlPlane(
-        { ...config, port: await freePort(), seedFile: undefined },
-        {
-          store: { pgSchema: schema },
-          mailer: { send: async (message) => void mail.push(message) },
-          ...(options.now ? { now: options.now } : {}),
-        },
+      let port = await freePort();
+      const r = await onFreePorts(
+        () =>
+          startControlPlane(
+            { ...config, port, seedFile: undefined },
+            {
+              store: { pgSchema: schema },
+              mailer: { send: async (message) => void mail.push(message) },
+              ...(options.now ? { now: options.now } : {}),
+            },
+          ),
+        async () => void (port = await freePort()),
       );
       replicas.push(r);
       return r;

@@ -44,10 +44,15 @@ export class EmbeddedBroker implements Broker {
   static async start(opts: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
     const aedes = await Aedes.createBroker({ id: 'dpp-control-plane' });
     const server = net.createServer(aedes.handle);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port, opts.host, () => resolve());
-    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(opts.port, opts.host, () => resolve());
+      });
+    } catch (err) {
+      await new Promise<void>((resolve) => aedes.close(() => resolve()));
+      throw err;
+    }
     const port = (server.address() as AddressInfo).port;
     const broker = new EmbeddedBroker(aedes, server, `mqtt://${opts.publicHost}:${port}`, port);
     broker.wire(opts);
