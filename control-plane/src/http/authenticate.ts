@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { expandScopes, hasAnyScope } from '@dpp/shared';
 import { TIERS } from '../config/index.js';
 import { ApiError } from './api-error.js';
+import { bindRequestLog } from './request-log.js';
 import type { Authenticator, Principal } from './principal.js';
 import type { RouteAuth } from './route.js';
 
@@ -97,7 +98,7 @@ export function authenticate(auth: RouteAuth, authenticators: readonly Authentic
       }
       const { tenant } = principal;
       req.principal = principal;
-      req.log = req.log.child({ tenant: tenant.id, principal: `${principal.type}:${principal.id}` });
+      bindRequestLog(req, { tenant: tenant.id, principal: `${principal.type}:${principal.id}` });
       next();
     } catch (err) {
       next(err);

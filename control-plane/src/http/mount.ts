@@ -127,7 +127,10 @@ function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
             params: def.request?.params ? parseOrThrow(def.request.params, req.params, 'path') : undefined,
             principal,
             correlationId: req.correlationId,
-            log: req.log,
+            // The request's child logger is made only if the operation logs.
+            get log() {
+              return req.log;
+            },
             req,
           };
           return await (def.handler as (c: typeof ctx) => Promise<Reply>)(ctx);

@@ -3,17 +3,61 @@ import type { Logger } from '../logging/logger.js';
 
 const QUIET = new Set(['/healthz', '/readyz', '/metrics']);
 
-/** Gives each request a child logger carrying its correlation id, and logs one line when it finishes. */
+/**
+ * A request's logger: the fields every line of the request carries (module, correlation id, then the tenant and
+ * principal once authenticated), and the child logger that carries them, made when something first logs. Most
+ * requests log nothing but their one line, which goes out with the fields merged in: no child logger per
+ * request and per authentication (each one serialises its fields again).
+ */
+class RequestLogger {
+  private child: Logger | undefined;
+
+  constructor(
+    private readonly root: Logger,
+    private readonly fields: Record<string, unknown>,
+  ) {}
+
+  get logger(): Logger {
+    return (this.child ??= this.root.child(this.fields));
+  }
+
+  bind(fields: Record<string, unknown>): void {
+    if (this.child) this.child = this.child.child(fields);
+    Object.assign(this.fields, fields);
+  }
+
+  line(level: 'info' | 'error', fields: Record<string, unknown>, message: string): void {
+    if (this.child) this.child[level](fields, message);
+    else this.root[level]({ ...this.fields, ...fields }, message);
+  }
+}
+
+const REQUEST_LOGGER = Symbol('request logger');
+type Logged = Request & { [REQUEST_LOGGER]?: RequestLogger };
+
+/** Adds fields to every later log line of this request (the tenant and principal, once authenticated). */
+export function bindRequestLog(req: Request, fields: Record<string, unknown>): void {
+  const logger = (req as Logged)[REQUEST_LOGGER];
+  if (logger) logger.bind(fields);
+  else req.log = req.log.child(fields);
+}
+
+/** Gives each request a logger carrying its correlation id, and logs one line when it finishes. */
 export function requestLog(log: Logger) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = process.hrtime.bigint();
-    req.log = log.child({ module: 'http', correlationId: req.correlationId });
+    const logger = new RequestLogger(log, { module: 'http', correlationId: req.correlationId });
+    (req as Logged)[REQUEST_LOGGER] = logger;
+    Object.defineProperty(req, 'log', { configurable: true, enumerable: true, get: () => logger.logger });
     res.on('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
-      if (!req.log.isLevelEnabled(level) || QUIET.has(req.path)) return;
+      if (!log.isLevelEnabled(level) || QUIET.has(req.path)) return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const fields = { method: req.method, route: req.routePath, path: req.path, status: res.statusCode, ms };
-      req.log[level](fields, 'request');
+      logger.line(
+        level,
+        { method: req.method, route: req.routePath, path: req.path, status: res.statusCode, ms },
+        'request',
+      );
     });
     next();
   };
