@@ -4,13 +4,14 @@ import { fileURLToPath } from 'node:url';
 import { type BenchRow, type Benchmark, printTable } from './lib/table.js';
 
 /**
- * `npm run bench [-- filter]`: runs every `*.bench.ts` in this folder (or those whose name contains the
- * filter) and prints one table of figures against their targets. Targets are reported, never asserted.
+ * `npm run bench [-- filter...]`: runs every `*.bench.ts` in this folder (or those whose name contains one of
+ * the filters) and prints one table of figures against their targets. Targets are reported, never asserted.
  */
 async function main(): Promise<void> {
   const here = path.dirname(fileURLToPath(import.meta.url));
-  const filter = process.argv[2] ?? '';
-  const files = (await readdir(here)).filter((f) => f.endsWith('.bench.ts') && f.includes(filter)).sort();
+  const filters = process.argv.slice(2);
+  const chosen = (f: string) => filters.length === 0 || filters.some((filter) => f.includes(filter));
+  const files = (await readdir(here)).filter((f) => f.endsWith('.bench.ts') && chosen(f)).sort();
   const rows: BenchRow[] = [];
   for (const file of files) {
     process.stderr.write(`running ${file} ...\n`);
