@@ -66,6 +66,8 @@ interface FloorRun {
   inside?: { within10: number; within50: number };
   /** Tree heads the transparency log signed while the floor ran (its sequencer's passes that took receipts in). */
   treeHeads?: number;
+  /** The share of the run each event loop was busy: the control plane's (this thread) and the devices' worker. */
+  busy?: { controlPlane: number; devices: number };
 }
 
 const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
@@ -108,6 +110,11 @@ function printInside(floor: string, run: FloorRun): void {
     `  ${floor}: claim calls answered within 10 ms of being read ${pct(run.inside.within10)}, ` +
       `within 50 ms ${pct(run.inside.within50)} (the rest of a claim's latency is the wait to be read)`,
   );
+  if (run.busy)
+    console.log(
+      `  ${floor}: event loops busy: control plane ${pct(run.busy.controlPlane)}, devices' thread ` +
+        `${pct(run.busy.devices)} (a devices' thread near 100 % drives no harder: the floor is then the bench's limit)`,
+    );
 }
 
 /**
@@ -137,7 +144,9 @@ async function inProcess(
     pgCounter?.start();
     const claimsBefore = await claimDurations(t);
     const headsBefore = await treeHeads(t);
+    const loopBefore = performance.eventLoopUtilization();
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
+    const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
     const inside = insideShares(claimsBefore, await claimDurations(t));
     const heads = (await treeHeads(t)) - headsBefore;
     const sql = sqlTimer?.stop();
@@ -150,6 +159,7 @@ async function inProcess(
       firstClaimMs: out.firstClaimMs.sort((a, b) => a - b),
       resultMs: out.resultMs.sort((a, b) => a - b),
       treeHeads: heads,
+      busy: { controlPlane: controlPlaneBusy, devices: out.busy },
       ...(summary ? { profile: summary } : {}),
       ...(sql ? { sql: { shares: sql, jobs } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),

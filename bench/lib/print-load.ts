@@ -43,6 +43,8 @@ export interface LoadOutput {
   resultMs: number[];
   sealed: number;
   seconds: number;
+  /** The share of the run the devices' thread was busy (its event loop's utilization, 0 to 1). */
+  busy: number;
 }
 
 async function run(input: LoadInput): Promise<LoadOutput> {
@@ -70,6 +72,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
   const resultMs: number[] = [];
   let sealed = 0;
   const started = performance.now();
+  const loopBefore = performance.eventLoopUtilization();
   const printers = Array.from({ length: input.printers }, (_, i) => ({ name: `zebra-${i + 1}` }));
   // A paced device's printers take one label each per period; a call answered late does not catch up.
   const periodMs = input.printerLabelsPerSecond ? 1000 / input.printerLabelsPerSecond : 0;
@@ -110,7 +113,14 @@ async function run(input: LoadInput): Promise<LoadOutput> {
       }
     }),
   );
-  return { claimMs, firstClaimMs, resultMs, sealed, seconds: (performance.now() - started) / 1000 };
+  return {
+    claimMs,
+    firstClaimMs,
+    resultMs,
+    sealed,
+    seconds: (performance.now() - started) / 1000,
+    busy: performance.eventLoopUtilization(loopBefore).utilization,
+  };
 }
 
 if (parentPort) {
