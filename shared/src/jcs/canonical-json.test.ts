@@ -103,6 +103,17 @@ describe('canonicalJson', () => {
     expect(refusal(Object.assign(new Array<number>(3), { 0: 1, 2: 3 }))?.details).toEqual({ path: '$[1]' });
   });
 
+  it('writes every one-character string of the first 256 code points, alone and in text, as JSON.stringify does', () => {
+    for (let c = 0; c < 256; c++) {
+      const ch = String.fromCharCode(c);
+      for (const s of [ch, `ab${ch}cd`, `${ch}${ch}`]) {
+        expect(canonicalJson(s)).toBe(JSON.stringify(s));
+        expect(canonicalJson({ [s]: s })).toBe(`{${JSON.stringify(s)}:${JSON.stringify(s)}}`);
+      }
+    }
+    expect(canonicalJson('')).toBe('""');
+  });
+
   it('accepts paired surrogates anywhere and escapes as JSON.stringify does', () => {
     expect(canonicalJson({ '\u{1f602}': '\u{1f602}\n\u0007"' })).toBe(
       '{"\u{1f602}":"\u{1f602}\\n\\u0007\\""}',

@@ -22,7 +22,12 @@ function hasToJson(value: object): value is { toJSON: () => unknown } {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
+/** Printable ASCII but the quote and the backslash: a string of only these is its JSON text as it is, quoted. */
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function jsonString(s: string): string {
+  // Most strings of a job (keys, refs, timestamps, URIs, EPCs) are plain: one scan instead of two.
+  if (PLAIN.test(s)) return '"' + s + '"';
   if (LONE_SURROGATE.test(s)) throw new Unrepresentable('a string with a lone surrogate');
   return JSON.stringify(s);
 }
