@@ -184,15 +184,30 @@ export async function claimJobs(
 }
 
 /** A condition as a statement of its own: one row, `holds`. */
-export function conditionQuery(db: Db, condition: ClaimCondition) {
+function conditionQuery(db: Db, condition: ClaimCondition) {
   return db.selectNoFrom((eb) => sql<SqlBool>`${condition(eb)}`.as('holds'));
+}
+
+const compiledConditions = new WeakMap<ClaimCondition, CompiledQuery<{ holds: SqlBool }>>();
+
+/**
+ * A condition's statement (one row, `holds`), compiled once per condition: a remembered principal's condition is
+ * made once per device row read (oauth/tokens.ts), so each claim and results call of that device reuses it.
+ */
+export function compiledCondition(db: Db, condition: ClaimCondition): CompiledQuery<{ holds: SqlBool }> {
+  let compiled = compiledConditions.get(condition);
+  if (!compiled) {
+    compiled = conditionQuery(db, condition).compile();
+    compiledConditions.set(condition, compiled);
+  }
+  return compiled;
 }
 
 /** Whether a claim's condition holds now, read in the claim's transaction. */
 async function holds(trx: Db, condition: ClaimCondition): Promise<boolean> {
-  const row = await conditionQuery(trx, condition).executeTakeFirstOrThrow();
+  const { rows } = await trx.executeQuery(compiledCondition(trx, condition));
   // SQLite answers 0 or 1, PostgreSQL a boolean.
-  return Boolean(row.holds);
+  return Boolean(rows[0]!.holds);
 }
 
 /** Who claims, and when. */
@@ -262,7 +277,7 @@ async function withAttempts(
   // With a condition, one row more than the claims says whether it held (the same snapshot as the claims).
   let text = `${claims} select * from taken`;
   if (onlyIf) {
-    const condition = conditionQuery(db, onlyIf).compile();
+    const condition = compiledCondition(db, onlyIf);
     text = `${claims} select taken.*, g.holds as claim_condition
       from (${shiftParameters(condition.sql, params.length)}) as g left join taken on true`;
     params.push(...condition.parameters);

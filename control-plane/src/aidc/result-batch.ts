@@ -21,7 +21,7 @@ import {
   readTogether,
   WriteSet,
 } from '../store/index.js';
-import { conditionQuery } from './claim.js';
+import { compiledCondition } from './claim.js';
 import { type JobView, jobView } from './model.js';
 import { PrincipalMoved } from './refusal.js';
 import type { PrintLoopPort, SerialRead } from './port.js';
@@ -318,7 +318,7 @@ class BatchRecords implements ResultReads {
     // A remembered device is checked with the rows, in the same snapshot (its call read nothing before).
     const { stillCurrent } = principal;
     if (stillCurrent) {
-      reads.principal = conditionQuery(trx, stillCurrent).compile();
+      reads.principal = compiledCondition(trx, stillCurrent);
     }
     const read = await readTogether(trx, reads);
     if (stillCurrent && !(read.principal as { holds: unknown }[])[0]!.holds) throw new PrincipalMoved();

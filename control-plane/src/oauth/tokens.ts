@@ -9,7 +9,7 @@ import {
   deviceBrokerRules,
   BoundedMap,
 } from '@dpp/shared';
-import { ApiError, type Authenticator, type Principal } from '../http/index.js';
+import { ApiError, type Authenticator, type Principal, type Unconfirmed } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
 import type { Database, Db } from '../store/index.js';
@@ -246,6 +246,12 @@ function stillCurrent(eb: ExpressionBuilder<Database, never>, db: Db, deviceId: 
   );
 }
 
+/**
+ * Each remembered row's `stillCurrent`, made once: the row stays the same object until a read replaces it, so
+ * the statement that checks it is compiled once per row (aidc/claim.ts `compiledCondition`), not per call.
+ */
+const conditions = new WeakMap<DeviceRow, Unconfirmed['stillCurrent']>();
+
 /** A device's principal from its row: the row's tenant must be the one the token names. */
 function devicePrincipal(
   claims: JWTPayload,
@@ -304,10 +310,12 @@ export async function principalFromAccessToken(
     if (!known) return read();
     const principal = devicePrincipal(claims, scopes, known);
     if (!principal) return read();
-    return {
-      ...principal,
-      unconfirmed: { stillCurrent: (eb) => stillCurrent(eb, deps.db, sub, known), confirm: read },
-    };
+    let condition = conditions.get(known);
+    if (!condition) {
+      condition = (eb) => stillCurrent(eb, deps.db, sub, known);
+      conditions.set(known, condition);
+    }
+    return { ...principal, unconfirmed: { stillCurrent: condition, confirm: read } };
   }
   if (claims.principal_type === 'api_key') {
     const key = await deps.db
