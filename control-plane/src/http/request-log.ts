@@ -37,9 +37,7 @@ type Logged = Request & { [REQUEST_LOGGER]?: RequestLogger };
 
 /** Adds fields to every later log line of this request (the tenant and principal, once authenticated). */
 export function bindRequestLog(req: Request, fields: Record<string, unknown>): void {
-  const logger = (req as Logged)[REQUEST_LOGGER];
-  if (logger) logger.bind(fields);
-  else req.log = req.log.child(fields);
+  (req as Logged)[REQUEST_LOGGER]?.bind(fields);
 }
 
 /** Gives each request a logger carrying its correlation id, and logs one line when it finishes. */

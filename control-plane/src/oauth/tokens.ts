@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeJwt, type JWTPayload } from 'jose';
-import { CompiledQuery, type ExpressionBuilder } from 'kysely';
+import type { ExpressionBuilder } from 'kysely';
 import {
   DEVICE_SCOPE,
   type Ed25519PublicJwk,
@@ -12,7 +12,7 @@ import {
 import { ApiError, type Authenticator, type Principal, type Unconfirmed } from '../http/index.js';
 import type { DeviceService } from '../devices/index.js';
 import type { Keyring } from '../signing/index.js';
-import type { Database, Db } from '../store/index.js';
+import { preparedRead, type Database, type Db } from '../store/index.js';
 import { apiKeyAuthenticator, findTenant, toTenantInfo } from '../tenants/index.js';
 import { verifyDeviceSignedJwt } from '../devices/proof.js';
 
@@ -228,21 +228,8 @@ function devicePrincipalRow(db: Db, deviceId: string) {
 
 type DeviceRow = NonNullable<Awaited<ReturnType<ReturnType<typeof devicePrincipalRow>['executeTakeFirst']>>>;
 
-/** Stands for the device's id in the statement compiled once per database (`readDevicePrincipalRow`). */
-const DEVICE_ID = Symbol('device id');
-const principalRowStatements = new WeakMap<Db, CompiledQuery<DeviceRow>>();
-
-/** {@link devicePrincipalRow} read: its statement compiled once per database, not on every authenticated call. */
-async function readDevicePrincipalRow(db: Db, deviceId: string): Promise<DeviceRow | undefined> {
-  let statement = principalRowStatements.get(db);
-  if (!statement) {
-    statement = devicePrincipalRow(db, DEVICE_ID as unknown as string).compile();
-    principalRowStatements.set(db, statement);
-  }
-  const parameters = statement.parameters.map((p) => (p === DEVICE_ID ? deviceId : p));
-  const { rows } = await db.executeQuery(CompiledQuery.raw(statement.sql, parameters));
-  return rows[0] as DeviceRow | undefined;
-}
+/** {@link devicePrincipalRow} as a prepared read: built and compiled once per store, not on every device call. */
+const principalRows = preparedRead(devicePrincipalRow);
 
 /**
  * Whether a device's principal is still the one read (`Unconfirmed.stillCurrent`): the read that made it
@@ -317,7 +304,7 @@ export async function principalFromAccessToken(
   if (claims.principal_type === 'device') {
     const read = async (): Promise<Principal | null> => {
       // The active device with its tenant, in one read.
-      const row = await readDevicePrincipalRow(deps.db, sub);
+      const [row] = await principalRows(deps.db, sub);
       if (row) memory?.devices.set(sub, row);
       else memory?.devices.delete(sub);
       return row ? devicePrincipal(claims, scopes, row) : null;

@@ -3,9 +3,9 @@
  * the GS1 resolver, which matches (a) a product whose gtin and serial_number are the key and (b) a
  * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
  */
-import { expressionBuilder, sql, type CompiledQuery } from 'kysely';
+import { expressionBuilder, sql } from 'kysely';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
-import { directReads, type Database, type Db, type ProductTable } from '../store/index.js';
+import { preparedRead, type Database, type Db, type ProductTable } from '../store/index.js';
 
 /** A product with its passport, as the resolver needs it (without its publisher). */
 export interface ItemCandidate {
@@ -73,36 +73,10 @@ function selectCandidate(db: Db) {
 type Row = Awaited<ReturnType<ReturnType<typeof selectItem>['execute']>>[number];
 
 /**
- * The public lookups are the hot path of every scan: their SQL is built once per store and run with new
- * parameters, straight on the driver where the store allows it (store/direct-reads.ts; the builder and
- * Kysely's executor cost more than SQLite's indexed lookup). Sentinel values mark where each argument
- * goes in the compiled parameter list.
- */
-function prepared<R, A extends string[]>(build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> }) {
-  const cache = new WeakMap<Db, { compiled: CompiledQuery<R>; argumentAt: number[] }>();
-  return (db: Db, ...args: A): Promise<R[]> => {
-    let statement = cache.get(db);
-    if (!statement) {
-      const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
-      const compiled = build(db, ...sentinels).compile();
-      // For each parameter, the argument it takes (-1: a constant of the query).
-      const argumentAt = compiled.parameters.map((p) => sentinels.indexOf(p as string));
-      statement = { compiled, argumentAt };
-      cache.set(db, statement);
-    }
-    const { compiled, argumentAt } = statement;
-    const parameters = argumentAt.map((a, i) => (a < 0 ? compiled.parameters[i] : args[a]));
-    const direct = directReads(db);
-    if (direct) return direct.all<R>(compiled.sql, parameters);
-    return db.executeQuery<R>({ ...compiled, parameters }).then((r) => r.rows);
-  };
-}
-
-/**
  * The product of a uid with its passport and the market status recorded last (as `latestMarketStatusOf`
  * reads it): the public read needs both, and one statement costs less than two.
  */
-const byUid = prepared((db, uid: string) =>
+const byUid = preparedRead((db, uid: string) =>
   selectCandidate(db)
     .leftJoin('passport_market_status as ms', (j) =>
       j.on((eb) =>
@@ -128,7 +102,7 @@ const byUid = prepared((db, uid: string) =>
  * label of the key was sealed in the product's tenant (the resolver's proof link). One round trip
  * instead of three on every scan that misses the public cache.
  */
-const byKey = prepared((db, gtin: string, serial: string) => {
+const byKey = preparedRead((db, gtin: string, serial: string) => {
   const eb = expressionBuilder<Database & { p: ProductTable }, 'p'>();
   const sealed = eb
     .exists(
@@ -156,7 +130,7 @@ const byKey = prepared((db, gtin: string, serial: string) => {
 });
 
 /** Whether any product or allocated serial of any tenant carries the GTIN: one statement, first row wins. */
-const gtinCarriers = prepared((db, gtin: string) =>
+const gtinCarriers = preparedRead((db, gtin: string) =>
   db
     .selectFrom('products')
     .select('gtin')
@@ -207,7 +181,7 @@ export async function candidateByUid(db: Db, uid: string): Promise<Candidate | u
   };
 }
 
-const publisherRow = prepared((db, tenantId: string) =>
+const publisherRow = preparedRead((db, tenantId: string) =>
   db
     .selectFrom('tenants as t')
     .leftJoin('passport_issuer_keys as k', 'k.tenant_id', 't.id')
@@ -279,7 +253,7 @@ export async function resolveKey(
   return { kind: 'unknown_gtin' };
 }
 
-const latestSealOf = prepared((db, tenantId: string, gtin: string, serial: string) =>
+const latestSealOf = preparedRead((db, tenantId: string, gtin: string, serial: string) =>
   db
     .selectFrom('seal_receipts')
     .select('sealed_at as sealedAt')
@@ -305,7 +279,7 @@ export async function latestSeal(
   return row?.sealedAt ?? null;
 }
 
-const latestMarketStatusOf = prepared((db, productId: string) =>
+const latestMarketStatusOf = preparedRead((db, productId: string) =>
   db
     .selectFrom('passport_market_status')
     .select(['status', 'effective_at as since', 'reason'])

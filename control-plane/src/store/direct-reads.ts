@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
+import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type { Db } from './database.js';
 import type { GuardedKysely } from './unit-of-work.js';
@@ -22,6 +23,34 @@ const readers = new WeakMap<object, DirectReads>();
 /** The direct reads of a store's root handle; undefined for a transaction or any other handle. */
 export function directReads(db: Db): DirectReads | undefined {
   return readers.get(db);
+}
+
+/**
+ * A fixed-shape read of a hot path (every scan's public lookups, every device call's principal): its SQL is built
+ * and compiled once per store and run with new parameters, straight on the driver where the store allows it (the
+ * builder and Kysely's executor cost more than an indexed lookup). Sentinel values mark where each argument goes
+ * in the compiled parameter list.
+ */
+export function preparedRead<R, A extends string[]>(
+  build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> },
+) {
+  const cache = new WeakMap<Db, { compiled: CompiledQuery<R>; argumentAt: number[] }>();
+  return (db: Db, ...args: A): Promise<R[]> => {
+    let statement = cache.get(db);
+    if (!statement) {
+      const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
+      const compiled = build(db, ...sentinels).compile();
+      // For each parameter, the argument it takes (-1: a constant of the query).
+      const argumentAt = compiled.parameters.map((p) => sentinels.indexOf(p as string));
+      statement = { compiled, argumentAt };
+      cache.set(db, statement);
+    }
+    const { compiled, argumentAt } = statement;
+    const parameters = argumentAt.map((a, i) => (a < 0 ? compiled.parameters[i] : args[a]));
+    const direct = directReads(db);
+    if (direct) return direct.all<R>(compiled.sql, parameters);
+    return db.executeQuery<R>({ ...compiled, parameters }).then((r) => r.rows);
+  };
 }
 
 /** A read-only statement kept prepared, its rows read as arrays, and the names of its columns. */

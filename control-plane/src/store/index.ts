@@ -9,7 +9,7 @@ export type * from './schema-compliance.js';
 export * from './dialect.js';
 export * from './ids.js';
 export * from './secrets.js';
-export { directReads, type DirectReads } from './direct-reads.js';
+export { directReads, preparedRead, type DirectReads } from './direct-reads.js';
 export * from './idempotency-keys.js';
 export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.js';
 export { WriteSet, WriteSetMismatch, shiftParameters, type Expectation } from './write-set.js';
