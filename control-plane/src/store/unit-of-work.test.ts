@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestStore } from '@dpp/testkit';
-import { UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';
+import { GuardedKysely, UnitOfWorkViolation, inUnitOfWork } from './unit-of-work.js';
 import { testDialects } from '@dpp/testkit';
 
 describe.each(testDialects())('a unit of work on %s', (dialect) => {
@@ -58,5 +58,47 @@ describe.each(testDialects())('a unit of work on %s', (dialect) => {
     expect(a).toEqual([]);
     expect(b).toEqual([]);
     await expect(later).resolves.toEqual([]);
+  });
+});
+
+describe('exclusive work beside the one connection', () => {
+  it('runs while no query does: queries asked for during it wait for it, and it goes before those already waiting', async () => {
+    const store = await openTestStore('sqlite');
+    try {
+      const db = store.db;
+      if (!(db instanceof GuardedKysely)) throw new Error('the store is not guarded');
+      const order: string[] = [];
+      let release = () => {};
+      const holding = new Promise<void>((resolve) => (release = resolve));
+      // A transaction holds the connection; a query and the exclusive work wait, the query first.
+      const unit = db.transaction().execute(async () => {
+        await holding;
+        order.push('unit');
+      });
+      const waiting = store.db
+        .selectFrom('tenants')
+        .select('id')
+        .execute()
+        .then(() => order.push('query'));
+      const exclusive = db.exclusive(async () => {
+        order.push('exclusive begins');
+        const during = store.db
+          .selectFrom('tenants')
+          .select('id')
+          .execute()
+          .then(() => order.push('query asked during it'));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        order.push('exclusive ends');
+        return { during };
+      });
+      release();
+      await Promise.all([unit, waiting]);
+      await (
+        await exclusive
+      ).during;
+      expect(order).toEqual(['unit', 'exclusive begins', 'exclusive ends', 'query', 'query asked during it']);
+    } finally {
+      await store.drop();
+    }
   });
 });

@@ -252,6 +252,22 @@ export class GuardedKysely<DB> extends Kysely<DB> {
     });
   }
 
+  /**
+   * Runs `fn` while no query of this handle runs: with one connection, it is held for `fn` (asked for first
+   * in line, as `fn` is short and the others wait on it); with a pool, `fn` runs at once. For work beside
+   * the connection that needs the database still, such as SQLite's checkpointer finishing a pass.
+   */
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const lock = this.lock;
+    if (!lock) return fn();
+    await lock.acquire(true);
+    try {
+      return await fn();
+    } finally {
+      lock.release();
+    }
+  }
+
   override transaction(): TransactionBuilder<DB> {
     const builder = super.transaction();
     const execute = builder.execute.bind(builder) as (
