@@ -65,7 +65,7 @@ interface FloorRun {
   resultMs: number[];
   profile?: { layers: CostShare[]; parts: CostShare[] };
   /** SQLite's time by what the statements are for, and the jobs it was spent on. */
-  sql?: { shares: SqlShare[]; jobs: number };
+  sql?: { shares: SqlShare[]; jobs: number; commits: ReturnType<SqlTimer['commits']> };
   /** PostgreSQL's statements (round trips) by what they are for, and the jobs they were spent on. */
   pgStatements?: { shares: { name: string; statements: number }[]; jobs: number };
   /** The claim calls' time inside the control plane (its request-duration histogram): shares within 10 and 50 ms. */
@@ -167,7 +167,7 @@ async function inProcess(
       treeHeads: heads,
       busy: { controlPlane: controlPlaneBusy, devices: out.busy },
       ...(summary ? { profile: summary } : {}),
-      ...(sql ? { sql: { shares: sql, jobs } } : {}),
+      ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commits: sqlTimer.commits() } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),
       ...(inside ? { inside } : {}),
     };
@@ -203,6 +203,12 @@ function printProfile(dialect: string, run: FloorRun): void {
     const n = (s.statements / run.sql.jobs).toFixed(1);
     console.log(`    ${per(s.ms)}  ${n.padStart(5)} statements  ${s.name}`);
   }
+  const c = run.sql.commits;
+  console.log(
+    `  SQLite commits: ${c.count}, p50 ${c.p50.toFixed(2)} / p99 ${c.p99.toFixed(2)} ms, the longest ${c.max.toFixed(1)} ms, ` +
+      `${c.over10} over 10 ms (a commit holds the one connection and the thread; one that checkpoints the WAL ` +
+      `itself takes tens of ms)`,
+  );
 }
 
 /**

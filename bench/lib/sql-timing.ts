@@ -49,9 +49,12 @@ export class SqlTimer {
   >;
   private readonly originals = new Map<Method, (...a: unknown[]) => unknown>();
   private readonly bySource = new Map<string, { ms: number; n: number }>();
+  /** Each COMMIT's duration: a long one holds the one connection (and the thread) while every request waits. */
+  private readonly commitMs: number[] = [];
 
   start(): void {
     const bySource = this.bySource;
+    const commitMs = this.commitMs;
     for (const m of ['run', 'all', 'get'] as const) {
       const original = this.proto[m];
       this.originals.set(m, original);
@@ -60,8 +63,10 @@ export class SqlTimer {
         try {
           return original.apply(this, a);
         } finally {
+          const ms = performance.now() - t0;
+          if (this.source === 'commit') commitMs.push(ms);
           const e = bySource.get(this.source) ?? { ms: 0, n: 0 };
-          e.ms += performance.now() - t0;
+          e.ms += ms;
           e.n += 1;
           bySource.set(this.source, e);
         }
@@ -81,6 +86,19 @@ export class SqlTimer {
       out.set(name, s);
     }
     return [...out.values()].sort((a, b) => b.ms - a.ms);
+  }
+
+  /** The commits' durations: how many, p50, p99, the longest, and how many took over 10 ms. */
+  commits(): { count: number; p50: number; p99: number; max: number; over10: number } {
+    const sorted = [...this.commitMs].sort((a, b) => a - b);
+    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
+    return {
+      count: sorted.length,
+      p50: at(0.5),
+      p99: at(0.99),
+      max: sorted.at(-1) ?? 0,
+      over10: sorted.filter((ms) => ms > 10).length,
+    };
   }
 }
 
