@@ -67,7 +67,11 @@ interface FloorRun {
   /** SQLite's time by what the statements are for, and the jobs it was spent on. */
   sql?: { shares: SqlShare[]; jobs: number; commits: ReturnType<SqlTimer['commits']> };
   /** PostgreSQL's statements (round trips) by what they are for, and the jobs they were spent on. */
-  pgStatements?: { shares: { name: string; statements: number }[]; jobs: number };
+  pgStatements?: {
+    shares: { name: string; statements: number }[];
+    jobs: number;
+    planning: Awaited<ReturnType<PgStatementCounter['planning']>>;
+  };
   /** The claim calls' time inside the control plane (its request-duration histogram): shares within 10 and 50 ms. */
   inside?: { within10: number; within50: number };
   /** Tree heads the transparency log signed while the floor ran (its sequencer's passes that took receipts in). */
@@ -157,6 +161,7 @@ async function inProcess(
     const heads = (await treeHeads(t)) - headsBefore;
     const sql = sqlTimer?.stop();
     const pgStatements = pgCounter?.stop();
+    const planning = pgCounter ? await pgCounter.planning(4) : [];
     const summary = await profiler?.stop(dialect);
     if (out.sealed !== jobs) throw new Error(`sealed ${out.sealed} of ${jobs}`);
     return {
@@ -168,7 +173,7 @@ async function inProcess(
       busy: { controlPlane: controlPlaneBusy, devices: out.busy },
       ...(summary ? { profile: summary } : {}),
       ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commits: sqlTimer.commits() } } : {}),
-      ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs } } : {}),
+      ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs, planning } } : {}),
       ...(inside ? { inside } : {}),
     };
   } finally {
@@ -194,6 +199,14 @@ function printProfile(dialect: string, run: FloorRun): void {
       `  PostgreSQL statements (round trips) per sealed job, by what they are for (${(all / jobs).toFixed(1)} in all):`,
     );
     for (const s of shares) console.log(`    ${(s.statements / jobs).toFixed(2).padStart(6)}  ${s.name}`);
+    console.log(
+      "  PostgreSQL's planning of the largest statement of the most frequent groups (EXPLAIN (SUMMARY), after the " +
+        'floor; every statement is planned again, none is prepared):',
+    );
+    for (const p of run.pgStatements.planning)
+      console.log(
+        `    ${p.planningMs.toFixed(2).padStart(6)} ms  ${p.name} (${p.params} parameters, ${p.chars} characters)`,
+      );
   }
   if (!run.sql) return;
   const total = run.sql.shares.reduce((n, s) => n + s.ms, 0);

@@ -12,6 +12,9 @@ type Method = 'run' | 'all' | 'get';
 
 /** What a statement is for, from its text. */
 const GROUPS: [string, RegExp][] = [
+  // PostgreSQL's sets (store/write-set.ts, store/read-set.ts): one statement of many writes, or of many reads.
+  ['write set (several writes in one statement)', /^with w0 as \(/i],
+  ['read set (several reads in one statement)', /^select \(select coalesce\(json_agg\(r0\)/i],
   ['commits (and begin)', /^(commit|begin|rollback)$/i],
   ['savepoints (one per batched result)', /^(savepoint|release|rollback to)/i],
   ['idempotency record', /"idempotency_keys"/],
@@ -107,17 +110,23 @@ export class PgStatementCounter {
   private readonly proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
   private original: ((...a: unknown[]) => unknown) | undefined;
   private readonly byGroup = new Map<string, number>();
+  /** Per group, the statement with the most parameters seen, and the client it ran on (for its plan). */
+  private readonly samples = new Map<string, { text: string; values: unknown[]; client: unknown }>();
 
   start(): void {
     const original = this.proto.query;
     this.original = original;
     const byGroup = this.byGroup;
+    const samples = this.samples;
     this.proto.query = function (this: unknown, ...a: unknown[]) {
-      const q = a[0] as string | { text?: unknown } | undefined;
+      const q = a[0] as string | { text?: unknown; values?: unknown } | undefined;
       const text = typeof q === 'string' ? q : q?.text;
+      const values = typeof q === 'string' ? a[1] : q?.values;
       if (typeof text === 'string') {
         const name = groupOf(text.trim());
         byGroup.set(name, (byGroup.get(name) ?? 0) + 1);
+        if (Array.isArray(values) && values.length > (samples.get(name)?.values.length ?? -1))
+          samples.set(name, { text, values, client: this });
       }
       return original.apply(this, a);
     };
@@ -126,8 +135,39 @@ export class PgStatementCounter {
   /** Puts the driver back; the counts by group, largest first. */
   stop(): { name: string; statements: number }[] {
     if (this.original) this.proto.query = this.original;
+    return this.counts();
+  }
+
+  private counts(): { name: string; statements: number }[] {
     return [...this.byGroup]
       .map(([name, statements]) => ({ name, statements }))
       .sort((a, b) => b.statements - a.statements);
+  }
+
+  /**
+   * After {@link stop}, while the control plane's pool is still open: how long PostgreSQL takes to plan the
+   * largest statement of each of the `top` most frequent groups (`EXPLAIN (SUMMARY)`, planned and not run),
+   * which it does again for every statement sent without a prepared plan.
+   */
+  async planning(
+    top: number,
+  ): Promise<{ name: string; params: number; chars: number; planningMs: number }[]> {
+    const query = this.original!;
+    const out = [];
+    for (const { name } of this.counts().slice(0, top)) {
+      const sample = this.samples.get(name);
+      if (!sample || !/^\s*(select|insert|update|delete|with)\b/i.test(sample.text)) continue;
+      const { rows } = (await query.call(
+        sample.client,
+        `explain (summary) ${sample.text}`,
+        sample.values,
+      )) as {
+        rows: Record<string, string>[];
+      };
+      const line = rows.map((r) => Object.values(r)[0]!).find((l) => l.startsWith('Planning Time'));
+      const planningMs = Number(/([\d.]+) ms/.exec(line ?? '')?.[1] ?? NaN);
+      out.push({ name, params: sample.values.length, chars: sample.text.length, planningMs });
+    }
+    return out;
   }
 }
