@@ -10,7 +10,7 @@
  * A WAL starts again from its beginning only when a write finds every frame of it checkpointed. Under steady
  * writes that never happens by itself: each pass copies what was there when it began, and by its end the next
  * commits have added more. The WAL then grew until the writer's safety net ran a checkpoint inside a commit
- * (40-50 ms with every request waiting, about every second and a half on a busy print floor). So once the WAL
+ * (30-60 ms with every request waiting, about every second and a half on a busy print floor). So once the WAL
  * holds `restartPages` and has grown since the last pass, the worker asks for a quiet moment (`quiet`: the
  * writer's connection is held, first in line, and nothing is written) and runs one more pass then: it has only
  * the last few commits to copy, it checkpoints the whole WAL, and the next write starts it again. The writer
