@@ -70,8 +70,8 @@ interface Opened {
 const CHECKPOINT_INTERVAL_MS = 500;
 /**
  * A growing WAL this large (20 MB with 4 KiB pages) is checkpointed in a quiet moment, so that it starts again
- * (store/checkpointer.ts). A quiet pass held the writer 7-28 ms on the benchmark machine (docs/benchmarks.md), its two
- * fsyncs most of it: about once a second on a floor sealing 300 jobs a second.
+ * (store/checkpointer.ts). A quiet pass held the writer 7-28 ms on the benchmark machine (docs/benchmarks.md),
+ * its two fsyncs most of it: about once a second on a floor sealing 300 jobs a second.
  */
 const RESTART_PAGES = 5_000;
 
