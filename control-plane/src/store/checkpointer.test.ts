@@ -40,51 +40,78 @@ describe('the checkpointer', () => {
   // checkpoint ran inside a commit. A quiet pass (nothing written while it runs) lets the next write start it
   // again. Without the writer held (a quiet that runs the pass at once) this WAL grows past 20,000 pages.
   it('starts a WAL that grows under steady writes again from its beginning, in quiet moments', async () => {
-    const file = path.join(dir, 'restart.sqlite');
-    const db = new SQLite(file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    // Only the worker checkpoints.
-    db.pragma('wal_autocheckpoint = 0');
-    db.exec('create table t (id integer primary key, v blob)');
-    const insert = db.prepare('insert into t (v) values (?)');
-    const write = db.transaction(() => {
-      for (let i = 0; i < 5; i++) insert.run(randomBytes(3000));
-    });
-    let held: Promise<void> | null = null;
-    let quiets = 0;
-    const failures: string[] = [];
-    const checkpointer = startCheckpointer(file, {
-      intervalMs: 5,
-      restartPages: 200,
-      quiet: async (pass) => {
-        quiets += 1;
-        let release = () => {};
-        held = new Promise((resolve) => (release = resolve));
-        try {
-          await pass();
-        } finally {
-          held = null;
-          release();
-        }
-      },
-      onFailure: () => failures.push('the checkpointer failed'),
-    });
-    let walPages = 0;
-    try {
-      // About 25,000 pages written, one transaction of five rows at a time, the event loop turning between them.
-      for (let i = 0; i < 5000; i++) {
-        while (held) await held;
-        write();
-        walPages = Math.max(walPages, statSync(`${file}-wal`).size / 4096);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      await checkpointer.stop();
-      db.close();
-    }
-    expect(failures).toEqual([]);
-    expect(quiets).toBeGreaterThan(0);
-    expect(walPages).toBeLessThan(5000);
+    const run = await steadyWrites('restart.sqlite', 5000);
+    expect(run.failures).toEqual([]);
+    expect(run.quiets).toBeGreaterThan(0);
+    expect(run.walPages).toBeLessThan(5000);
+  });
+
+  // A reader's open snapshot (another process's read, a backup) holds every pass back: a quiet moment would not get
+  // past it, so the writer is not held for one.
+  it('asks for no quiet moment while a reader holds the passes back', async () => {
+    const run = await steadyWrites('reader.sqlite', 1000, { reader: true });
+    expect(run.failures).toEqual([]);
+    expect(run.walPages).toBeGreaterThan(2000);
+    expect(run.quiets).toBe(0);
   });
 });
+
+/**
+ * `transactions` writes of five 3,000-byte rows each to a new database `name` while the checkpointer runs (a pass
+ * every 5 ms, a quiet moment asked for from 200 pages), the event loop turning between them and none while the
+ * writer is held; with `reader`, another connection keeps a read snapshot open from the start. The most pages the
+ * WAL held, and how many quiet moments were asked for.
+ */
+async function steadyWrites(name: string, transactions: number, opts: { reader?: boolean } = {}) {
+  const file = path.join(dir, name);
+  const db = new SQLite(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  // Only the worker checkpoints.
+  db.pragma('wal_autocheckpoint = 0');
+  db.exec('create table t (id integer primary key, v blob)');
+  const insert = db.prepare('insert into t (v) values (?)');
+  const write = db.transaction(() => {
+    for (let i = 0; i < 5; i++) insert.run(randomBytes(3000));
+  });
+  write();
+  const reader = opts.reader ? new SQLite(file) : null;
+  if (reader) {
+    reader.exec('begin');
+    reader.prepare('select count(*) from t').get();
+  }
+  let held: Promise<void> | null = null;
+  let quiets = 0;
+  const failures: string[] = [];
+  const checkpointer = startCheckpointer(file, {
+    intervalMs: 5,
+    restartPages: 200,
+    quiet: async (pass) => {
+      quiets += 1;
+      let release = () => {};
+      held = new Promise((resolve) => (release = resolve));
+      try {
+        await pass();
+      } finally {
+        held = null;
+        release();
+      }
+    },
+    onFailure: () => failures.push('the checkpointer failed'),
+  });
+  let walPages = 0;
+  try {
+    for (let i = 0; i < transactions; i++) {
+      while (held) await held;
+      write();
+      walPages = Math.max(walPages, statSync(`${file}-wal`).size / 4096);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    await checkpointer.stop();
+    reader?.exec('commit');
+    reader?.close();
+    db.close();
+  }
+  return { walPages, quiets, failures };
+}

@@ -11,10 +11,11 @@
  * writes that never happens by itself: each pass copies what was there when it began, and by its end the next
  * commits have added more. The WAL then grew until the writer's safety net ran a checkpoint inside a commit
  * (30-60 ms with every request waiting, about every second and a half on a busy print floor). So once the WAL
- * holds `restartPages` and has grown since the last pass, the worker asks for a quiet moment (`quiet`: the
- * writer's connection is held, first in line, and nothing is written) and runs one more pass then: it has only
- * the last few commits to copy, it checkpoints the whole WAL, and the next write starts it again. The writer
- * waits for that pass (a few milliseconds) without its thread being blocked, and at most `QUIET_LIMIT_MS`.
+ * holds `restartPages`, has grown since the last pass and no reader held that pass back, the worker asks for a
+ * quiet moment (`quiet`: the writer's connection is held, first in line, and nothing is written) and runs one
+ * more pass then: it has only the last few commits to copy, it checkpoints the whole WAL, and the next write
+ * starts it again. The writer waits for that pass (a few milliseconds) without its thread being blocked, and at
+ * most `QUIET_LIMIT_MS`.
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
@@ -36,9 +37,11 @@ let asked = false;
 const timer = setInterval(() => {
   if (asked) return;
   try {
-    const { busy, log } = pass();
-    // Grown since the last pass: a writer is at work, and no write will find the WAL wholly checkpointed.
-    if (busy === 0 && log >= workerData.restartPages && log !== lastLog) {
+    const { busy, log, checkpointed } = pass();
+    // Grown since the last pass: a writer is at work, and no write will find the WAL wholly checkpointed. A pass
+    // that stopped short of what it saw was held back by a reader (another process's open read, a backup): a
+    // quiet moment would not get past it either.
+    if (busy === 0 && log >= workerData.restartPages && log !== lastLog && checkpointed === log) {
       asked = true;
       parentPort.postMessage({ kind: 'quiet' });
     }
