@@ -68,6 +68,13 @@ describe('exclusive work beside the one connection', () => {
       const db = store.db;
       if (!(db instanceof GuardedKysely)) throw new Error('the store is not guarded');
       const order: string[] = [];
+      /** A query that notes when it is answered. */
+      const query = (note: string) =>
+        store.db
+          .selectFrom('tenants')
+          .select('id')
+          .execute()
+          .then(() => order.push(note));
       let release = () => {};
       const holding = new Promise<void>((resolve) => (release = resolve));
       // A transaction holds the connection; a query and the exclusive work wait, the query first.
@@ -75,18 +82,10 @@ describe('exclusive work beside the one connection', () => {
         await holding;
         order.push('unit');
       });
-      const waiting = store.db
-        .selectFrom('tenants')
-        .select('id')
-        .execute()
-        .then(() => order.push('query'));
+      const waiting = query('query');
       const exclusive = db.exclusive(async () => {
         order.push('exclusive begins');
-        const during = store.db
-          .selectFrom('tenants')
-          .select('id')
-          .execute()
-          .then(() => order.push('query asked during it'));
+        const during = query('query asked during it');
         await new Promise((resolve) => setTimeout(resolve, 20));
         order.push('exclusive ends');
         return { during };
