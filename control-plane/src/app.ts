@@ -124,6 +124,8 @@ export function buildApp(deps: AppDeps): BuiltApp {
       beforeScrape: async () => {
         metrics.outboxBacklog.set(await outboxBacklog(store.db));
         metrics.readPublicAnswers(publicCache.answered);
+        const checkpoints = store.checkpoints?.();
+        if (checkpoints) metrics.readCheckpoints(checkpoints);
       },
     }),
     ...openApiRoutes({ routes: () => routes, publicBaseUrl: config.publicBaseUrl, version: API_VERSION }),

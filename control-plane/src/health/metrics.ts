@@ -33,6 +33,24 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly sqliteWalPages = new Gauge({
+    name: 'dpp_sqlite_wal_pages',
+    help: "Pages in SQLite's write-ahead log at the checkpointer's last pass (SQLite only)",
+    registers: [this.registry],
+  });
+
+  readonly sqliteQuietCheckpoints = new Counter({
+    name: 'dpp_sqlite_quiet_checkpoints_total',
+    help: 'Quiet moments the SQLite writer was held for, so that a growing write-ahead log could start again (SQLite only)',
+    registers: [this.registry],
+  });
+
+  readonly sqliteQuietCheckpointSeconds = new Counter({
+    name: 'dpp_sqlite_quiet_checkpoint_seconds_total',
+    help: 'Time the SQLite writer was held for quiet checkpoints, in all (SQLite only)',
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'dpp_' });
   }
@@ -41,6 +59,15 @@ export class Metrics {
   readPublicAnswers(answered: Readonly<Record<string, number>>): void {
     this.publicAnswers.reset();
     for (const [source, n] of Object.entries(answered)) this.publicAnswers.inc({ source }, n);
+  }
+
+  /** Sets the SQLite checkpointer's figures to those it kept since start (called when scraped). */
+  readCheckpoints(stats: { walPages: number; quietMoments: number; quietSeconds: number }): void {
+    this.sqliteWalPages.set(stats.walPages);
+    this.sqliteQuietCheckpoints.reset();
+    this.sqliteQuietCheckpoints.inc(stats.quietMoments);
+    this.sqliteQuietCheckpointSeconds.reset();
+    this.sqliteQuietCheckpointSeconds.inc(stats.quietSeconds);
   }
 
   /** Counts each request on finish, labelled by its route pattern, never its concrete path. */

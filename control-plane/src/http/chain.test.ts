@@ -85,6 +85,10 @@ describe('the request path', () => {
     expect(m.status).toBe(200);
     expect(m.text).toContain('dpp_http_requests_total{method="GET",route="/api/v2/api-keys"');
     expect(m.text).toContain('dpp_outbox_backlog');
+    // SQLite's checkpointer (this control plane's store is a SQLite file).
+    expect(m.text).toMatch(/^dpp_sqlite_wal_pages \d+$/m);
+    expect(m.text).toMatch(/^dpp_sqlite_quiet_checkpoints_total \d+$/m);
+    expect(m.text).toMatch(/^dpp_sqlite_quiet_checkpoint_seconds_total [\d.e-]+$/m);
   });
 });
 

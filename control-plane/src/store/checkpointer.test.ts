@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startCheckpointer } from './checkpointer.js';
+import { type CheckpointStats, startCheckpointer } from './checkpointer.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'dpp-checkpointer-'));
@@ -44,6 +44,10 @@ describe('the checkpointer', () => {
     expect(run.failures).toEqual([]);
     expect(run.quiets).toBeGreaterThan(0);
     expect(run.walPages).toBeLessThan(5000);
+    // What GET /metrics shows: every quiet moment, the time they held the writer, the WAL at the last pass.
+    expect(run.stats.quietMoments).toBe(run.quiets);
+    expect(run.stats.quietSeconds).toBeGreaterThan(0);
+    expect(run.stats.walPages).toBeLessThan(5000);
   });
 
   // A reader's open snapshot (another process's read, a backup) holds every pass back: a quiet moment would not get
@@ -53,6 +57,8 @@ describe('the checkpointer', () => {
     expect(run.failures).toEqual([]);
     expect(run.walPages).toBeGreaterThan(2000);
     expect(run.quiets).toBe(0);
+    expect(run.stats).toMatchObject({ quietMoments: 0, quietSeconds: 0 });
+    expect(run.stats.walPages).toBeGreaterThan(1000);
   });
 });
 
@@ -60,7 +66,7 @@ describe('the checkpointer', () => {
  * `transactions` writes of five 3,000-byte rows each to a new database `name` while the checkpointer runs (a pass
  * every 5 ms, a quiet moment asked for from 200 pages), the event loop turning between them and none while the
  * writer is held; with `reader`, another connection keeps a read snapshot open from the start. The most pages the
- * WAL held, and how many quiet moments were asked for.
+ * WAL held, how many quiet moments were asked for, and what the checkpointer counted.
  */
 async function steadyWrites(name: string, transactions: number, opts: { reader?: boolean } = {}) {
   const file = path.join(dir, name);
@@ -100,6 +106,7 @@ async function steadyWrites(name: string, transactions: number, opts: { reader?:
     onFailure: () => failures.push('the checkpointer failed'),
   });
   let walPages = 0;
+  let stats: CheckpointStats;
   try {
     for (let i = 0; i < transactions; i++) {
       while (held) await held;
@@ -107,11 +114,14 @@ async function steadyWrites(name: string, transactions: number, opts: { reader?:
       walPages = Math.max(walPages, statSync(`${file}-wal`).size / 4096);
       await new Promise((resolve) => setImmediate(resolve));
     }
+    // One more pass reported, with nothing written meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    stats = checkpointer.stats();
   } finally {
     await checkpointer.stop();
     reader?.exec('commit');
     reader?.close();
     db.close();
   }
-  return { walPages, quiets, failures };
+  return { walPages, quiets, failures, stats };
 }

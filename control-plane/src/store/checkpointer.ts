@@ -38,6 +38,7 @@ const timer = setInterval(() => {
   if (asked) return;
   try {
     const { busy, log, checkpointed } = pass();
+    parentPort.postMessage({ kind: 'pass', log });
     // Grown since the last pass: a writer is at work, and no write will find the WAL wholly checkpointed. A pass
     // that stopped short of what it saw was held back by a reader (another process's open read, a backup): a
     // quiet moment would not get past it either.
@@ -69,6 +70,16 @@ parentPort.on('message', (message) => {
 
 export interface Checkpointer {
   stop(): Promise<void>;
+  /** What the checkpointer saw since it started (GET /metrics shows it). */
+  stats(): CheckpointStats;
+}
+
+export interface CheckpointStats {
+  /** Pages in the WAL at the worker's last pass: it falls back once the WAL starts again. */
+  walPages: number;
+  /** Quiet moments the writer was held for, and how long they held it in all. */
+  quietMoments: number;
+  quietSeconds: number;
 }
 
 export interface CheckpointerOptions {
@@ -85,7 +96,8 @@ export interface CheckpointerOptions {
   onFailure(): void;
 }
 
-type FromWorker = { kind: 'quiet' } | { kind: 'passed' } | { kind: 'error'; message: string };
+type FromWorker =
+  { kind: 'pass'; log: number } | { kind: 'quiet' } | { kind: 'passed' } | { kind: 'error'; message: string };
 
 /** Starts the checkpointing worker for the database `file`. */
 export function startCheckpointer(file: string, options: CheckpointerOptions): Checkpointer {
@@ -103,13 +115,17 @@ export function startCheckpointer(file: string, options: CheckpointerOptions): C
   let exited = false;
   /** Ends the quiet moment in progress, if any. */
   let endQuiet: (() => void) | null = null;
+  const stats: CheckpointStats = { walPages: 0, quietMoments: 0, quietSeconds: 0 };
   const quietPass = () =>
     new Promise<void>((resolve) => {
       if (exited) return resolve();
+      const since = performance.now();
       const limit = setTimeout(done, QUIET_LIMIT_MS);
       function done() {
         clearTimeout(limit);
         endQuiet = null;
+        stats.quietMoments += 1;
+        stats.quietSeconds += (performance.now() - since) / 1000;
         resolve();
       }
       endQuiet = done;
@@ -117,7 +133,8 @@ export function startCheckpointer(file: string, options: CheckpointerOptions): C
     });
   worker.on('error', fail);
   worker.on('message', (message: FromWorker) => {
-    if (message.kind === 'quiet') void options.quiet(quietPass).catch(fail);
+    if (message.kind === 'pass') stats.walPages = Math.max(0, message.log);
+    else if (message.kind === 'quiet') void options.quiet(quietPass).catch(fail);
     else if (message.kind === 'passed') endQuiet?.();
     else fail();
   });
@@ -129,6 +146,7 @@ export function startCheckpointer(file: string, options: CheckpointerOptions): C
     }),
   );
   return {
+    stats: () => ({ ...stats }),
     stop: async () => {
       if (exited) return;
       // Referenced from here on: the worker's close (a checkpoint of all of the WAL, seconds for a large one)

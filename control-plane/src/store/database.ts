@@ -8,7 +8,12 @@ import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { GuardedKysely } from './unit-of-work.js';
 import { enablePostgresReads, enableSqliteReads } from './direct-reads.js';
-import { SAFETY_NET_PAGES, startCheckpointer } from './checkpointer.js';
+import {
+  type CheckpointStats,
+  type Checkpointer,
+  SAFETY_NET_PAGES,
+  startCheckpointer,
+} from './checkpointer.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 export type Db = Kysely<Database>;
@@ -26,6 +31,8 @@ export interface Store {
    * Resolves once nothing of the store holds the file (SQLite's checkpointer has closed its connection too).
    */
   forceClose(): Promise<void>;
+  /** On SQLite with a file, what its WAL checkpointer saw (store/checkpointer.ts); absent otherwise. */
+  checkpoints?(): CheckpointStats;
 }
 
 export interface StoreOptions {
@@ -62,6 +69,8 @@ function withStatementCache(database: SQLite.Database): SQLite.Database {
 interface Opened {
   db: Db;
   forceClose(): Promise<void>;
+  /** What SQLite's checkpointer saw. */
+  checkpoints?(): CheckpointStats;
   /** Stops what runs beside the connection (SQLite's checkpointer). */
   stop?(): Promise<void>;
 }
@@ -88,7 +97,7 @@ function openSqlite(file: string): Opened {
   });
   enableSqliteReads(db, database);
   // Checkpoints run beside the writer (store/checkpointer.ts); an in-memory database has no WAL.
-  let checkpointer: { stop(): Promise<void> } | null = null;
+  let checkpointer: Checkpointer | null = null;
   if (file !== ':memory:') {
     database.pragma(`wal_autocheckpoint = ${SAFETY_NET_PAGES}`);
     checkpointer = startCheckpointer(file, {
@@ -111,6 +120,7 @@ function openSqlite(file: string): Opened {
     stop: async () => {
       await checkpointer?.stop();
     },
+    ...(checkpointer ? { checkpoints: checkpointer.stats } : {}),
   };
 }
 
@@ -144,7 +154,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await admin.end();
     }
   }
-  const { db, forceClose, stop } =
+  const { db, forceClose, stop, checkpoints } =
     dialect === 'postgres'
       ? openPostgres(options.databaseUrl!, options.pgSchema, options.pgPoolSize ?? 10)
       : openSqlite(options.sqliteFile ?? ':memory:');
@@ -166,6 +176,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
       await db.destroy();
     },
     forceClose,
+    ...(checkpoints ? { checkpoints } : {}),
   };
 }
 
