@@ -65,7 +65,7 @@ interface FloorRun {
   resultMs: number[];
   profile?: { layers: CostShare[]; parts: CostShare[] };
   /** SQLite's time by what the statements are for, and the jobs it was spent on. */
-  sql?: { shares: SqlShare[]; jobs: number; commits: ReturnType<SqlTimer['commits']> };
+  sql?: { shares: SqlShare[]; jobs: number; commitMs: number[] };
   /** PostgreSQL's statements (round trips) by what they are for, and the jobs they were spent on. */
   pgStatements?: {
     shares: { name: string; statements: number }[];
@@ -172,7 +172,7 @@ async function inProcess(
       treeHeads: heads,
       busy: { controlPlane: controlPlaneBusy, devices: out.busy },
       ...(summary ? { profile: summary } : {}),
-      ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commits: sqlTimer.commits() } } : {}),
+      ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commitMs: sqlTimer.commitDurations() } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs, planning } } : {}),
       ...(inside ? { inside } : {}),
     };
@@ -216,11 +216,12 @@ function printProfile(dialect: string, run: FloorRun): void {
     const n = (s.statements / run.sql.jobs).toFixed(1);
     console.log(`    ${per(s.ms)}  ${n.padStart(5)} statements  ${s.name}`);
   }
-  const c = run.sql.commits;
+  const commits = run.sql.commitMs;
   console.log(
-    `  SQLite commits: ${c.count}, p50 ${c.p50.toFixed(2)} / p99 ${c.p99.toFixed(2)} ms, the longest ${c.max.toFixed(1)} ms, ` +
-      `${c.over10} over 10 ms (a commit holds the one connection and the thread; one that checkpoints the WAL ` +
-      `itself takes tens of ms)`,
+    `  SQLite commits: ${commits.length}, p50 ${percentile(commits, 50).toFixed(2)} / p99 ` +
+      `${percentile(commits, 99).toFixed(2)} ms, the longest ${(commits.at(-1) ?? 0).toFixed(1)} ms, ` +
+      `${commits.filter((ms) => ms > 10).length} over 10 ms (a commit holds the one connection and the thread; ` +
+      'one that checkpoints the WAL itself takes tens of ms)',
   );
 }
 

@@ -91,17 +91,9 @@ export class SqlTimer {
     return [...out.values()].sort((a, b) => b.ms - a.ms);
   }
 
-  /** The commits' durations: how many, p50, p99, the longest, and how many took over 10 ms. */
-  commits(): { count: number; p50: number; p99: number; max: number; over10: number } {
-    const sorted = [...this.commitMs].sort((a, b) => a - b);
-    const at = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
-    return {
-      count: sorted.length,
-      p50: at(0.5),
-      p99: at(0.99),
-      max: sorted.at(-1) ?? 0,
-      over10: sorted.filter((ms) => ms > 10).length,
-    };
+  /** Each COMMIT's duration in ms, shortest first. */
+  commitDurations(): number[] {
+    return [...this.commitMs].sort((x, y) => x - y);
   }
 }
 
