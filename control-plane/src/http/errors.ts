@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, toApiError } from './api-error.js';
 import { errorReply, sendReply } from './reply.js';
+import { requestLogger } from './request-log.js';
 import { pathMatcher, type RouteDef } from './route.js';
 
 /**
@@ -46,7 +47,10 @@ export function errorHandler(): ErrorRequestHandler {
       apiError = toApiError(err);
     }
     if (apiError.status >= 500) {
-      req.log?.error({ err: apiError.cause ?? apiError, correlationId: req.correlationId }, 'request failed');
+      requestLogger(req)?.error(
+        { err: apiError.cause ?? apiError, correlationId: req.correlationId },
+        'request failed',
+      );
     }
     if (res.headersSent) {
       res.destroy();

@@ -1,11 +1,9 @@
-import type { Logger } from '../logging/logger.js';
 import type { Principal } from './principal.js';
 
 declare global {
   namespace Express {
     interface Request {
       correlationId: string;
-      log: Logger;
       principal?: Principal;
       /** The matched route's OpenAPI path, for metrics and idempotency scoping. */
       routePath?: string;

@@ -19,6 +19,7 @@ import {
   type RouteDef,
   toExpressPath,
 } from './route.js';
+import { requestLogger } from './request-log.js';
 import { parseOrThrow } from './validate.js';
 
 export interface MountDeps {
@@ -129,7 +130,7 @@ function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
             correlationId: req.correlationId,
             // The request's child logger is made only if the operation logs.
             get log() {
-              return req.log;
+              return requestLogger(req);
             },
             req,
           };

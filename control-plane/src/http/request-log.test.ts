@@ -4,7 +4,7 @@ import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { correlationId } from './correlation.js';
-import { bindRequestLog, requestLog } from './request-log.js';
+import { bindRequestLog, requestLog, requestLogger } from './request-log.js';
 
 /** An app with the request log, a step that binds the tenant and principal, and routes that log or do not. */
 async function serve(log: Logger): Promise<{ url: string; close: () => Promise<void> }> {
@@ -21,8 +21,7 @@ async function serve(log: Logger): Promise<{ url: string; close: () => Promise<v
   });
   app.get('/chatty', (req, res) => {
     Object.assign(req, { routePath: '/chatty' });
-    // The tests' project does not see the Request augmentation of express.d.ts.
-    (req as unknown as { log: Logger }).log.warn({ step: 'inside' }, 'handler line');
+    requestLogger(req)!.warn({ step: 'inside' }, 'handler line');
     res.json({ ok: true });
   });
   const server = http.createServer(app);

@@ -35,6 +35,14 @@ class RequestLogger {
 const REQUEST_LOGGER = Symbol('request logger');
 type Logged = Request & { [REQUEST_LOGGER]?: RequestLogger };
 
+/**
+ * The request's logger (made when first asked for), or undefined before `requestLog` saw the request: a
+ * function rather than a property of the request, which would cost every request a property defined on it.
+ */
+export function requestLogger(req: Request): Logger | undefined {
+  return (req as Logged)[REQUEST_LOGGER]?.logger;
+}
+
 /** Adds fields to every later log line of this request (the tenant and principal, once authenticated). */
 export function bindRequestLog(req: Request, fields: Record<string, unknown>): void {
   (req as Logged)[REQUEST_LOGGER]?.bind(fields);
@@ -46,7 +54,6 @@ export function requestLog(log: Logger) {
     const started = process.hrtime.bigint();
     const logger = new RequestLogger(log, { module: 'http', correlationId: req.correlationId });
     (req as Logged)[REQUEST_LOGGER] = logger;
-    Object.defineProperty(req, 'log', { configurable: true, enumerable: true, get: () => logger.logger });
     res.on('finish', () => {
       const level = res.statusCode >= 500 ? 'error' : 'info';
       if (!log.isLevelEnabled(level) || QUIET.has(req.path)) return;

@@ -1,9 +1,8 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { CompiledQuery } from 'kysely';
+import { hash, randomBytes, randomUUID } from 'node:crypto';
 import { ALL_SCOPES } from '@dpp/shared';
 import { recordAudit } from '../audit/index.js';
 import { ApiError, type Actor, type Authenticator } from '../http/index.js';
-import type { ApiKeyTable, Db } from '../store/index.js';
+import { type ApiKeyTable, type Db, preparedRead } from '../store/index.js';
 import { toTenantInfo } from './tenants.js';
 
 /** Secrets look like `dpp_sk_<43 base64url chars>`; only their SHA-256 is stored. */
@@ -21,8 +20,9 @@ export interface ApiKeyView {
   lastUsedAt: string | null;
 }
 
+/** One call, no Hash object: this runs on every request an API key authenticates. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 export function generateSecret(): string {
@@ -92,14 +92,13 @@ export async function listApiKeys(db: Db, tenantId: string): Promise<ApiKeyView[
   return rows.map(view);
 }
 
+const apiKeyRow = preparedRead((db, tenantId: string, id: string) =>
+  db.selectFrom('api_keys').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id),
+);
+
 /** Authorization before existence: another tenant's key is simply not found. */
 export async function getApiKey(db: Db, tenantId: string, id: string): Promise<ApiKeyView> {
-  const row = await db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('tenant_id', '=', tenantId)
-    .where('id', '=', id)
-    .executeTakeFirst();
+  const [row] = await apiKeyRow(db, tenantId, id);
   if (!row) throw ApiError.notFound('API key');
   return view(row);
 }
@@ -164,11 +163,9 @@ export async function rotateApiKey(
 
 const LAST_USED_WRITE_EVERY_MS = 60_000;
 
-/** Resolves `dpp_sk_...` secrets (and seed secrets of any shape) to their tenant and scopes. */
-export function apiKeyAuthenticator(db: Db, now: () => number = Date.now): Authenticator {
-  const lastWrite = new Map<string, number>();
-  // Built once: this runs on every authenticated request.
-  const lookup = db
+/** The live key of a secret's hash, with its tenant: built and compiled once, run on every authenticated request. */
+const credentialRow = preparedRead((db, secretHash: string) =>
+  db
     .selectFrom('api_keys')
     .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
     .select([
@@ -181,12 +178,15 @@ export function apiKeyAuthenticator(db: Db, now: () => number = Date.now): Authe
       'tenants.sandbox_expires_at',
       'tenants.created_at',
     ])
-    .where('api_keys.secret_hash', '=', '')
-    .where('api_keys.revoked_at', 'is', null)
-    .compile();
+    .where('api_keys.secret_hash', '=', secretHash)
+    .where('api_keys.revoked_at', 'is', null),
+);
+
+/** Resolves `dpp_sk_...` secrets (and seed secrets of any shape) to their tenant and scopes. */
+export function apiKeyAuthenticator(db: Db, now: () => number = Date.now): Authenticator {
+  const lastWrite = new Map<string, number>();
   return async (credential) => {
-    const { rows } = await db.executeQuery(CompiledQuery.raw(lookup.sql, [hashSecret(credential)]));
-    const row = rows[0] as (typeof lookup extends CompiledQuery<infer R> ? R : never) | undefined;
+    const [row] = await credentialRow(db, hashSecret(credential));
     if (!row) return null;
     const t = now();
     if ((lastWrite.get(row.key_id) ?? 0) + LAST_USED_WRITE_EVERY_MS < t) {
