@@ -52,8 +52,10 @@ function hasBody(req: Request): boolean {
 /**
  * Mounts operations in the order of DESIGN.md's request path:
  * auth -> rate limit -> idempotency -> zod validation -> domain handler -> one rendering of the reply.
+ * Returns the handler that dispatches a request to them (a request no operation takes goes on to `next`).
  */
-export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: MountDeps): void {
+export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): RequestHandler {
+  const table = new DispatchTable();
   const jsonParser = (limit: string) =>
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
@@ -101,8 +103,80 @@ export function mountRoutes(router: Router, routes: readonly RouteDef[], deps: M
       chain.unshift(ipRateLimit(deps.ipLimiter, def.ipLimit?.budget ?? 'public', deps.now));
     }
     chain.push(runOperation(def, deps));
-    router[def.method](toExpressPath(def.path), ...chain);
+    table.add(def, chain);
   }
+  return table.dispatch();
+}
+
+/** Leading path segments a request is dispatched by: `/api/v2/aidc` of `/api/v2/aidc/jobs/claims`. */
+const DISPATCH_SEGMENTS = 3;
+
+/**
+ * The operations by the first segments of their paths: a request goes to a router of the operations that can
+ * match a path starting with its own first segments, in the order they were mounted, instead of Express trying
+ * every operation's path in turn (about 180 of them before the last ones: a device's every call paid for the
+ * walk). A path whose first segments no operation's literal prefix has goes to a router of all of them, as
+ * before. The operations a request's router leaves out are ones that cannot match it (their leading segments
+ * differ, or they have too few segments), so which operation answers is what one router of all would choose.
+ */
+class DispatchTable {
+  private readonly mounted: { def: RouteDef; chain: RequestHandler[] }[] = [];
+
+  add(def: RouteDef, chain: RequestHandler[]): void {
+    this.mounted.push({ def, chain });
+  }
+
+  dispatch(): RequestHandler {
+    const router = () => express.Router({ caseSensitive: true });
+    const all = router();
+    const routers = new Map<string, Router>();
+    const shapes = this.mounted.map(({ def }) => pathShape(def.path));
+    for (const shape of shapes)
+      if (shape.literal.length >= DISPATCH_SEGMENTS)
+        routers.set(shape.literal.slice(0, DISPATCH_SEGMENTS).join('/'), router());
+    for (const [i, { def, chain }] of this.mounted.entries()) {
+      const path = toExpressPath(def.path);
+      all[def.method](path, ...chain);
+      const shape = shapes[i]!;
+      for (const [key, keyed] of routers)
+        if (canMatchUnder(shape, key.split('/'))) keyed[def.method](path, ...chain);
+    }
+    return (req, res, next) => {
+      const key = firstSegments(req.path);
+      (key === undefined ? all : (routers.get(key) ?? all))(req, res, next);
+    };
+  }
+}
+
+/** A route path's segments, and those it starts with that are literal (no parameter), e.g. `/p/{uid}`: 2, `p`. */
+function pathShape(path: string): { segments: number; literal: string[] } {
+  const segments = path.split('/').slice(1);
+  const firstParameter = segments.findIndex((s) => s.includes('{'));
+  return {
+    segments: segments.length,
+    literal: firstParameter < 0 ? segments : segments.slice(0, firstParameter),
+  };
+}
+
+/**
+ * Whether a route can match a request path whose first segments are `key`: its own literal segments agree
+ * with the key as far as both go, and it has at least as many segments (a parameter takes one whole segment).
+ */
+function canMatchUnder(shape: { segments: number; literal: string[] }, key: readonly string[]): boolean {
+  if (shape.segments < key.length) return false;
+  const common = Math.min(shape.literal.length, key.length);
+  for (let i = 0; i < common; i++) if (shape.literal[i] !== key[i]) return false;
+  return true;
+}
+
+/** The first DISPATCH_SEGMENTS segments of a request path joined by `/` (`api/v2/aidc`), if it has as many. */
+function firstSegments(path: string): string | undefined {
+  let end = 0;
+  for (let i = 0; i < DISPATCH_SEGMENTS; i++) {
+    end = path.indexOf('/', end + 1);
+    if (end < 0) return i === DISPATCH_SEGMENTS - 1 ? path.slice(1) : undefined;
+  }
+  return path.slice(1, end);
 }
 
 function runOperation(def: RouteDef, deps: MountDeps): RequestHandler {
