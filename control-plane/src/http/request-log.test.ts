@@ -4,6 +4,7 @@ import express from 'express';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger, type Logger } from '../logging/logger.js';
 import { correlationId } from './correlation.js';
+import { errorHandler } from './errors.js';
 import { bindRequestLog, requestLog, requestLogger } from './request-log.js';
 
 /** An app with the request log, a step that binds the tenant and principal, and routes that log or do not. */
@@ -24,6 +25,11 @@ async function serve(log: Logger): Promise<{ url: string; close: () => Promise<v
     requestLogger(req)!.warn({ step: 'inside' }, 'handler line');
     res.json({ ok: true });
   });
+  app.get('/broken', (req) => {
+    Object.assign(req, { routePath: '/broken' });
+    throw new Error('the database went away');
+  });
+  app.use(errorHandler());
   const server = http.createServer(app);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
@@ -87,6 +93,24 @@ describe('the request log', () => {
       });
     expect(lines[0]).toMatchObject({ step: 'inside', level: 40 });
     expect(lines[1]).toMatchObject({ route: '/chatty', status: 200 });
+  });
+
+  it("logs a failure the client sees as 500 with the request's fields, then its request line", async () => {
+    const { log, lines } = capture('info');
+    const server = await serve(log);
+    close = server.close;
+    const res = await fetch(`${server.url}/broken`, { headers: { 'x-correlation-id': 'corr-3' } });
+    expect(res.status).toBe(500);
+    await settle();
+    expect(lines.map((l) => l.msg)).toEqual(['request failed', 'request']);
+    expect(lines[0]).toMatchObject({
+      level: 50,
+      module: 'http',
+      correlationId: 'corr-3',
+      tenant: 't-1',
+      err: { message: 'the database went away' },
+    });
+    expect(lines[1]).toMatchObject({ level: 50, route: '/broken', status: 500 });
   });
 
   it('writes nothing below its level', async () => {
