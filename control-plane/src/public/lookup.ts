@@ -102,7 +102,7 @@ const byUid = preparedRead((db, uid: string) =>
  * label of the key was sealed in the product's tenant (the resolver's proof link). One round trip
  * instead of three on every scan that misses the public cache.
  */
-const byKey = preparedRead((db, gtin: string, serial: string) => {
+const byKey = preparedRead((db, gtin: string, serial: string, counterSeq: string) => {
   const eb = expressionBuilder<Database & { p: ProductTable }, 'p'>();
   const sealed = eb
     .exists(
@@ -118,16 +118,31 @@ const byKey = preparedRead((db, gtin: string, serial: string) => {
     .select([sql<number>`0`.as('source'), sealed])
     .where('p.gtin', '=', gtin)
     .where('p.serial_number', '=', serial);
-  const allocated = selectItem(db)
-    .innerJoin('carrier_serials as cs', (j) =>
-      j.onRef('cs.product_id', '=', 'p.id').onRef('cs.tenant_id', '=', 'p.tenant_id'),
-    )
-    .select([sql<number>`1`.as('source'), sealed])
-    .where('cs.gtin', '=', gtin)
-    .where('cs.serial', '=', serial);
+  const allocated = () =>
+    selectItem(db)
+      .innerJoin('carrier_serials as cs', (j) =>
+        j.onRef('cs.product_id', '=', 'p.id').onRef('cs.tenant_id', '=', 'p.tenant_id'),
+      )
+      .select([sql<number>`1`.as('source'), sealed])
+      .where('cs.gtin', '=', gtin)
+      .where('cs.serial', '=', serial);
+  // A serial the counter gave, by GTIN and number (carrier_serials_gtin_seq); any other, by GTIN and text in the
+  // index of those whose text is not their number (carrier_serials_gtin_registered, whose condition this repeats
+  // word for word, so that SQLite sees the index applies).
+  const counted = allocated().where('cs.seq', '=', sql<number>`${counterSeq}`);
+  const registered = allocated().where(sql<boolean>`"cs"."serial" <> cast("cs"."seq" as text)`);
   // Ordered by source in JavaScript (candidatesByKey): an ORDER BY over the union costs SQLite a temporary b-tree.
-  return own.unionAll(allocated);
+  return own.unionAll(counted).unionAll(registered);
 });
+
+/**
+ * The number a serial of the counter's form is (its text is its number: no sign, no leading zero, at most 15
+ * digits), as the lookup binds it; `-1`, which no serial has, for any other text, so the counter's branch of the
+ * lookup finds nothing (and PostgreSQL is never asked to read a bigint from letters or from 20 digits).
+ */
+export function counterSeqOf(serial: string): string {
+  return /^(0|[1-9][0-9]{0,14})$/.test(serial) ? serial : '-1';
+}
 
 /** Whether any product or allocated serial of any tenant carries the GTIN: one statement, first row wins. */
 const gtinCarriers = preparedRead((db, gtin: string) =>
@@ -205,7 +220,7 @@ interface KeyCandidate {
 /** Every product a GTIN + serial names, in any tenant: by its own serial first, then by an allocated serial. */
 async function candidatesByKey(db: Db, gtin: string, serial: string): Promise<KeyCandidate[]> {
   const byId = new Map<string, KeyCandidate>();
-  const rows = (await byKey(db, gtin, serial)).sort((a, b) => a.source - b.source);
+  const rows = (await byKey(db, gtin, serial, counterSeqOf(serial))).sort((a, b) => a.source - b.source);
   for (const r of rows)
     if (!byId.has(r.productId))
       // SQLite answers EXISTS as 0 or 1, PostgreSQL as a boolean.

@@ -227,6 +227,41 @@ describe.each(testDialects())('GS1 Digital Link resolver /01/{gtin}/21/{serial} 
     expect((await get(`/01/${p.body.gtin as string}/21/${serial}`)).body.error.code).toBe('SERIAL_VOIDED');
   });
 
+  it('resolves serials registered for printing (letters, a leading zero) as it resolves allocated ones', async () => {
+    const p = await livePassport(t, key(), ++n);
+    const gtin = p.body.gtin as string;
+    const batch = await t.call('POST', '/api/v2/carriers/batch', {
+      key: key(),
+      body: { productId: p.id, serials: ['AB-12', '007'] },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect(batch.status).toBe(201);
+    const allocated = await t.call('POST', '/api/v2/carriers/batch', {
+      key: key(),
+      body: { productId: p.id, count: 2 },
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    });
+    expect(allocated.status).toBe(201);
+    for (const serial of ['AB-12', '007', ...(allocated.body.serials as string[])]) {
+      const r = await get(`/01/${gtin}/21/${serial}`);
+      expect({ serial, status: r.status }).toEqual({ serial, status: 302 });
+      expect(r.headers.get('location')).toBe(`/p/${p.id}?serial=${serial}`);
+    }
+    // Texts that only look like a registered serial are not its label.
+    for (const serial of ['07', '0007', 'AB-1']) {
+      const r = await get(`/01/${gtin}/21/${serial}`);
+      expect({ serial, status: r.status, code: r.body.error?.code }).toEqual({
+        serial,
+        status: 404,
+        code: 'PASSPORT_NOT_FOUND',
+      });
+    }
+    // A serial of twenty digits is a valid AI (21) but no number the counter gives: not found, on either database.
+    const long = await get(`/01/${gtin}/21/12345678901234567890`);
+    expect(long.status).toBe(404);
+    expect(long.body.error.code).toBe('PASSPORT_NOT_FOUND');
+  });
+
   it("carries the scanned serial to the page, which names it only when it is the product's", async () => {
     // A model's labels carry serials allocated by the print loop; the model's own serial field is '1'.
     const p = await printableProduct(t.call, key(), 2);
