@@ -12,6 +12,18 @@ async function backendsAnswering(t: TestControlPlane, queries: number): Promise<
   return new Set(rows.map((r) => r.rows[0]!.pid));
 }
 
+/**
+ * The backends of the pool: those that answered bursts of `queries` statements, up to three bursts until `expected`
+ * answered (a background worker of the control plane may hold one connection through a whole burst on a busy
+ * machine). The pool's connections stay open between bursts, so the union is never more than the pool.
+ */
+async function poolBackends(t: TestControlPlane, queries: number, expected: number): Promise<Set<number>> {
+  const seen = new Set<number>();
+  for (let burst = 0; burst < 3 && seen.size < expected; burst++)
+    for (const pid of await backendsAnswering(t, queries)) seen.add(pid);
+  return seen;
+}
+
 describe.skipIf(!postgresAvailable())('DATABASE_POOL_SIZE', () => {
   let t: TestControlPlane | undefined;
   afterEach(async () => {
@@ -21,11 +33,11 @@ describe.skipIf(!postgresAvailable())('DATABASE_POOL_SIZE', () => {
 
   it('is how many connections a replica keeps to PostgreSQL', async () => {
     t = await startTestControlPlane({ dialect: 'postgres', env: { DATABASE_POOL_SIZE: '3' } });
-    expect((await backendsAnswering(t, 24)).size).toBe(3);
+    expect((await poolBackends(t, 24, 3)).size).toBe(3);
   });
 
   it('is 10 when not set', async () => {
     t = await startTestControlPlane({ dialect: 'postgres' });
-    expect((await backendsAnswering(t, 40)).size).toBe(10);
+    expect((await poolBackends(t, 40, 10)).size).toBe(10);
   });
 });
