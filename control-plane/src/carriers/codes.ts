@@ -8,6 +8,7 @@ import {
   gs1ElementString,
   sgtinPureIdentityUri,
 } from '@dpp/shared';
+import { COUNTER_FORM } from './model.js';
 
 /** The codes of one label: the QR payload, the RFID EPC and the EPC URI EPCIS events name. */
 export interface LabelCodes {
@@ -23,8 +24,6 @@ export interface LabelCodes {
   elementString(serial: string): string;
 }
 
-/** A serial the counter hands out: decimal without leading zeros (at most 2^38 - 1, checked by the codec). */
-const COUNTER_FORM = /^[1-9][0-9]{0,11}$/;
 /** 2^38 - 1, the largest SGTIN-96 serial (TDS §14.5.1); 12 digits, exact as a number. */
 const SGTIN96_MAX = 274_877_906_943;
 /** An SGTIN-96 serial (as isSgtin96SafeSerial says) without a BigInt per label: the export's hot path. */

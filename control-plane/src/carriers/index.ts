@@ -4,6 +4,7 @@ export { carriersPrintLoop, findAllocatedSerial } from './print-loop.js';
 export { labelCodes, type LabelCodes } from './codes.js';
 export {
   BATCH_MAX_COUNT,
+  COUNTER_FORM,
   FAILED_CHUNK_SIZE,
   PRINT_STATES,
   PRINT_STATUS_MAX_RESULTS,

@@ -18,6 +18,9 @@ export const EXPORT_PAGE_SIZE = 1_000;
  */
 export const SERIAL_LIMIT = 274_877_906_944;
 
+/** The text of a serial the counter hands out: decimal without a leading zero, at most 12 digits (below SERIAL_LIMIT). */
+export const COUNTER_FORM = /^[1-9][0-9]{0,11}$/;
+
 /** What `printState` narrows an export to: the reported outcome, or none yet. */
 export const PRINT_STATES = ['printed', 'failed', 'pending'] as const;
 export type PrintState = (typeof PRINT_STATES)[number];

@@ -55,7 +55,7 @@ function hasBody(req: Request): boolean {
  * Returns the handler that dispatches a request to them (a request no operation takes goes on to `next`).
  */
 export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): RequestHandler {
-  const table = new DispatchTable();
+  const mounted: Mounted[] = [];
   const jsonParser = (limit: string) =>
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
@@ -103,13 +103,19 @@ export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): Reque
       chain.unshift(ipRateLimit(deps.ipLimiter, def.ipLimit?.budget ?? 'public', deps.now));
     }
     chain.push(runOperation(def, deps));
-    table.add(def, chain);
+    mounted.push({ def, chain });
   }
-  return table.dispatch();
+  return dispatchByPath(mounted);
 }
 
 /** Leading path segments a request is dispatched by: `/api/v2/aidc` of `/api/v2/aidc/jobs/claims`. */
 const DISPATCH_SEGMENTS = 3;
+
+/** An operation and the handlers it was mounted with. */
+interface Mounted {
+  def: RouteDef;
+  chain: RequestHandler[];
+}
 
 /**
  * The operations by the first segments of their paths: a request goes to a router of the operations that can
@@ -119,33 +125,26 @@ const DISPATCH_SEGMENTS = 3;
  * before. The operations a request's router leaves out are ones that cannot match it (their leading segments
  * differ, or they have too few segments), so which operation answers is what one router of all would choose.
  */
-class DispatchTable {
-  private readonly mounted: { def: RouteDef; chain: RequestHandler[] }[] = [];
-
-  add(def: RouteDef, chain: RequestHandler[]): void {
-    this.mounted.push({ def, chain });
-  }
-
-  dispatch(): RequestHandler {
-    const router = () => express.Router({ caseSensitive: true });
-    const all = router();
-    const routers = new Map<string, Router>();
-    const shapes = this.mounted.map(({ def }) => pathShape(def.path));
-    for (const shape of shapes)
-      if (shape.literal.length >= DISPATCH_SEGMENTS)
-        routers.set(shape.literal.slice(0, DISPATCH_SEGMENTS).join('/'), router());
-    for (const [i, { def, chain }] of this.mounted.entries()) {
-      const path = toExpressPath(def.path);
-      all[def.method](path, ...chain);
-      const shape = shapes[i]!;
-      for (const [key, keyed] of routers)
-        if (canMatchUnder(shape, key.split('/'))) keyed[def.method](path, ...chain);
-    }
-    return (req, res, next) => {
-      const key = firstSegments(req.path);
-      (key === undefined ? all : (routers.get(key) ?? all))(req, res, next);
-    };
-  }
+function dispatchByPath(mounted: readonly Mounted[]): RequestHandler {
+  const router = () => express.Router({ caseSensitive: true });
+  const all = router();
+  const shapes = mounted.map(({ def }) => pathShape(def.path));
+  const keys = new Set(
+    shapes
+      .filter((s) => s.literal.length >= DISPATCH_SEGMENTS)
+      .map((s) => s.literal.slice(0, DISPATCH_SEGMENTS).join('/')),
+  );
+  const keyed = [...keys].map((key) => ({ key, segments: key.split('/'), router: router() }));
+  mounted.forEach(({ def, chain }, i) => {
+    const path = toExpressPath(def.path);
+    all[def.method](path, ...chain);
+    for (const k of keyed) if (canMatchUnder(shapes[i]!, k.segments)) k.router[def.method](path, ...chain);
+  });
+  const routers = new Map<string, Router>(keyed.map((k) => [k.key, k.router]));
+  return (req, res, next) => {
+    const key = firstSegments(req.path);
+    (key === undefined ? all : (routers.get(key) ?? all))(req, res, next);
+  };
 }
 
 /** A route path's segments, and those it starts with that are literal (no parameter), e.g. `/p/{uid}`: 2, `p`. */

@@ -4,6 +4,7 @@
  * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
  */
 import { expressionBuilder, sql } from 'kysely';
+import { COUNTER_FORM } from '../carriers/index.js';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
 import { preparedRead, type Database, type Db, type ProductTable } from '../store/index.js';
 
@@ -136,12 +137,12 @@ const byKey = preparedRead((db, gtin: string, serial: string, counterSeq: string
 });
 
 /**
- * The number a serial of the counter's form is (its text is its number: no sign, no leading zero, at most 15
- * digits), as the lookup binds it; `-1`, which no serial has, for any other text, so the counter's branch of the
- * lookup finds nothing (and PostgreSQL is never asked to read a bigint from letters or from 20 digits).
+ * The number a serial of the counter's form is (its text is its number), as the lookup binds it; `-1`, which no
+ * serial has, for any other text, so the counter's branch of the lookup finds nothing (and PostgreSQL is never
+ * asked to read a bigint from letters or from 20 digits).
  */
-export function counterSeqOf(serial: string): string {
-  return /^(0|[1-9][0-9]{0,14})$/.test(serial) ? serial : '-1';
+function counterSeqOf(serial: string): string {
+  return COUNTER_FORM.test(serial) ? serial : '-1';
 }
 
 /** Whether any product or allocated serial of any tenant carries the GTIN: one statement, first row wins. */
