@@ -43,11 +43,13 @@ describe('the checkpointer', () => {
     const run = await steadyWrites('restart.sqlite', 5000);
     expect(run.failures).toEqual([]);
     expect(run.quiets).toBeGreaterThan(0);
-    expect(run.walPages).toBeLessThan(5000);
+    // About 1,300 pages on a quiet machine; in a full run on a busy one the worker's passes came late and it reached
+    // 7,500 once. Without the writer held it passes 20,000, so this bound still tells the two apart.
+    expect(run.walPages).toBeLessThan(15_000);
     // What GET /metrics shows: every quiet moment, the time they held the writer, the WAL at the last pass.
     expect(run.stats.quietMoments).toBe(run.quiets);
     expect(run.stats.quietSeconds).toBeGreaterThan(0);
-    expect(run.stats.walPages).toBeLessThan(5000);
+    expect(run.stats.walPages).toBeLessThan(15_000);
   });
 
   // A reader's open snapshot (another process's read, a backup) holds every pass back: a quiet moment would not get
