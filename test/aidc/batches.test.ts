@@ -313,6 +313,48 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     await dev.sealMany([b!]);
   });
 
+  it("refuses a SEALED whose bundle another key signed, or whose signature is broken, and seals the batch's others", async () => {
+    await queue(3);
+    const [a, b, c] = await dev.claimMany([{ name: 'zebra-1', count: 3 }]);
+    const stepsA = await dev.steps(a!);
+    const stepsB = await dev.steps(b!);
+    const stepsC = await dev.steps(c!);
+    // b's bundle signed by a key the device does not have; c's with its signature's first byte changed.
+    const stranger = new HttpPrintDevice(t.call, { ...dev.device, key: await newDeviceKey() });
+    const foreign = (await stranger.steps(b!)).at(-1)![1];
+    const jws = (stepsC.at(-1)![1].evidence_bundle as { jws: string }).jws;
+    const [head, body, sig] = jws.split('.') as [string, string, string];
+    const bytes = Buffer.from(sig, 'base64url');
+    bytes[0] = bytes[0]! ^ 0xff;
+    const broken = { evidence_bundle: { jws: `${head}.${body}.${bytes.toString('base64url')}` } };
+    const r = await dev.results([
+      ...[...stepsA, ...stepsB.slice(0, -1)].map(([status, evidence], i) => ({
+        c: i < stepsA.length ? a! : b!,
+        status,
+        evidence,
+      })),
+      { c: b!, status: 'SEALED', evidence: foreign },
+      ...stepsC.slice(0, -1).map(([status, evidence]) => ({ c: c!, status, evidence })),
+      { c: c!, status: 'SEALED', evidence: broken },
+    ]);
+    expect(r.status, r.text).toBe(200);
+    const outcomes = r.body.data as { status: number; error?: { code: string; message: string } }[];
+    const sealing = [stepsA.length + stepsB.length - 1, outcomes.length - 1];
+    expect(outcomes.map((o) => o.status)).toEqual(outcomes.map((_, i) => (sealing.includes(i) ? 422 : 200)));
+    for (const refused of sealing.map((i) => outcomes[i]!)) {
+      expect(refused.error).toMatchObject({ code: 'EVIDENCE_REJECTED' });
+      expect(refused.error!.message).toMatch(/signature/);
+    }
+    await expectSealed(a!.jobRef);
+    // Everything before their seals stands; each seals once its own device signs its bundle.
+    for (const [x, steps] of [[b!, stepsB] as const, [c!, stepsC] as const]) {
+      expect((await state(x.jobRef)).state).toBe(steps.at(-2)![0]);
+      const sealed = await dev.results([{ c: x, status: 'SEALED', evidence: steps.at(-1)![1] }]);
+      expect(sealed.body.data[0].status, sealed.text).toBe(200);
+      await expectSealed(x.jobRef);
+    }
+  });
+
   it('shares Idempotency-Keys with the single route: a repeat replays, another body under the key is 409', async () => {
     await queue(1);
     const [c] = await dev.claimMany([{ name: 'zebra-1' }]);
