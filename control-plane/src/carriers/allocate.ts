@@ -108,7 +108,7 @@ export async function allocateSerials(db: Db, ctx: AllocationContext, input: Bat
   try {
     return await allocateOnce(db, ctx, input);
   } catch (err) {
-    // Two requests registered the same serial at once: the primary key let one in.
+    // Two requests registered the same serial at once: the unique index of registered serials let one in.
     if (input.serials !== undefined && isUniqueViolation(err)) {
       await refuseTaken(db, ctx.tenantId, input.serials);
     }

@@ -12,7 +12,7 @@ import { recordEvents } from '../events/index.js';
 import { markProductInPrintLoop } from '../products/index.js';
 import type { Db, WriteSet } from '../store/index.js';
 import { labelCodes } from './codes.js';
-import { type SerialRow, serialRowsQuery } from './serial-rows.js';
+import { type SerialRow, serialIs, serialRowsQuery } from './serial-rows.js';
 import type { PrintStatus } from './model.js';
 import {
   applyReports,
@@ -39,7 +39,7 @@ export async function findAllocatedSerial(
     .innerJoin('products as p', 'p.id', 's.product_id')
     .select(['s.product_id', 's.gtin', 's.serial', 's.epc_scheme', 'p.name', 'p.company_prefix_length'])
     .where('s.tenant_id', '=', tenantId)
-    .where('s.serial', '=', serial)
+    .where(serialIs('s', serial))
     .where('s.gtin', '=', normalizeGtin(gtin))
     .executeTakeFirst();
   if (!row) return null;

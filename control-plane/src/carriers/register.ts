@@ -14,6 +14,7 @@ import {
 } from '@dpp/shared';
 import { ApiError } from '../http/index.js';
 import type { Db, ProductTable } from '../store/index.js';
+import { registeredSerial } from './serial-rows.js';
 
 /** Serials named in one error's details at most (the message gives the count). */
 const NAMED_MAX = 100;
@@ -27,15 +28,19 @@ function named(serials: readonly string[]): { serials: string[]; count: number }
   return { serials: serials.slice(0, NAMED_MAX), count: serials.length };
 }
 
-/** The serials of the tenant among these (in the order given). */
+/**
+ * The serials of the tenant among these (in the order given), registered ones (none has the counter's form: see
+ * checkRegisteredSerials), found in the unique index of registered serials.
+ */
 async function takenSerials(db: Db, tenantId: string, serials: readonly string[]): Promise<string[]> {
   const taken = new Set<string>();
   for (let i = 0; i < serials.length; i += CHUNK) {
     const rows = await db
-      .selectFrom('carrier_serials')
-      .select('serial')
-      .where('tenant_id', '=', tenantId)
-      .where('serial', 'in', serials.slice(i, i + CHUNK))
+      .selectFrom('carrier_serials as s')
+      .select('s.serial')
+      .where('s.tenant_id', '=', tenantId)
+      .where('s.serial', 'in', serials.slice(i, i + CHUNK))
+      .where(registeredSerial('s'))
       .execute();
     for (const r of rows) taken.add(r.serial);
   }

@@ -6,9 +6,42 @@
  * slower on a million serials. SQLite always probes the index for an IN list and for a join with a VALUES
  * list.
  */
-import { type CompiledQuery, type SelectQueryBuilder, sql } from 'kysely';
+import { type CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Database, Db } from '../store/index.js';
 import { isPostgres } from '../store/index.js';
+import { COUNTER_FORM } from './model.js';
+
+/**
+ * A registered serial's row, as the unique index of those serials says it (migration 0023): its text is not its
+ * number. Written as the index's condition, so that both databases see the index applies. `s`: the alias.
+ */
+export function registeredSerial(s: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`${sql.ref(`${s}.serial`)} <> cast(${sql.ref(`${s}.seq`)} as text)`;
+}
+
+/**
+ * The condition that finds a serial's row by its text (with the tenant's): a serial of the counter's form by
+ * the number it is, the primary key (tenant_id, seq); any other in the unique index of registered serials. `s`:
+ * the alias of carrier_serials.
+ */
+export function serialIs(s: string, serial: string): RawBuilder<SqlBool> {
+  const text = sql`${sql.ref(`${s}.serial`)} = ${serial}`;
+  return COUNTER_FORM.test(serial)
+    ? sql<SqlBool>`${sql.ref(`${s}.seq`)} = ${serial} and ${text}`
+    : sql<SqlBool>`${text} and ${registeredSerial(s)}`;
+}
+
+/**
+ * In SQL, the number a serial's text is when it has the counter's form ({@link COUNTER_FORM}), else null: what a
+ * list of serial texts is looked up by in the primary key. PostgreSQL is never asked to read a bigint from
+ * letters or from more digits than the counter gives.
+ */
+function counterNumberOf(db: Db, text: RawBuilder<string>): RawBuilder<number | null> {
+  return isPostgres(db)
+    ? sql`case when ${text} ~ '^[1-9][0-9]{0,11}$' then cast(${text} as bigint) end`
+    : sql`case when ${text} glob '[1-9]*' and ${text} not glob '*[^0-9]*' and length(${text}) <= 12
+        then cast(${text} as integer) end`;
+}
 
 export interface SerialRow {
   serial: string;
@@ -65,7 +98,7 @@ export async function lookupSerials(
 
 /**
  * The tenant's registered serials (those not of the counter's form, so their number is not their text)
- * among these, by the primary key (tenant_id, serial); locked like {@link lookupSerials}. Callers pass them
+ * among these, by their unique index (tenant_id, serial); locked like {@link lookupSerials}. Callers pass them
  * sorted, so concurrent reports lock in one order.
  */
 export async function lookupSerialsByText(
@@ -80,29 +113,39 @@ export async function lookupSerialsByText(
     .select(SERIAL_ROW_COLUMNS)
     .where('s.tenant_id', '=', tenantId)
     .where('s.serial', 'in', [...serials])
+    .where(registeredSerial('s'))
     .orderBy('s.serial');
   if (isPostgres(trx)) q = q.forUpdate('s');
   return q.execute();
 }
 
 /**
- * The tenant's rows of the serials a subquery names, by the primary key (tenant_id, serial), as one read
- * among others (store/read-set.ts): the caller reads them in the same round trip as what names them. The
- * rows are not locked, so a write that depends on their print_status is guarded by it
- * ({@link printWrite} with `previous` on each row).
+ * The tenant's rows of the serials a subquery names, as one read among others (store/read-set.ts): the caller
+ * reads them in the same round trip as what names them. Those of the counter's form by the number they are (the
+ * primary key), the others by the unique index of registered serials. The rows are not locked, so a write that
+ * depends on their print_status is guarded by it ({@link printWrite} with `previous` on each row).
  */
 export function serialRowsQuery(
   db: Db,
   tenantId: string,
   serials: SelectQueryBuilder<Database, keyof Database, { serial: string }>,
 ): CompiledQuery<SerialRow> {
-  return db
-    .selectFrom('carrier_serials as s')
-    .innerJoin('products as p', 'p.id', 's.product_id')
-    .select(SERIAL_ROW_COLUMNS)
-    .where('s.tenant_id', '=', tenantId)
-    .where('s.serial', 'in', serials)
-    .compile();
+  const rows = () =>
+    db
+      .selectFrom('carrier_serials as s')
+      .innerJoin('products as p', 'p.id', 's.product_id')
+      .select(SERIAL_ROW_COLUMNS)
+      .where('s.tenant_id', '=', tenantId);
+  const named = db.selectFrom(serials.as('named'));
+  const counted = rows().where(
+    's.seq',
+    'in',
+    named.select(counterNumberOf(db, sql.ref('named.serial')).as('seq')),
+  );
+  const registered = rows()
+    .where('s.serial', 'in', named.select('named.serial'))
+    .where(registeredSerial('s'));
+  return counted.unionAll(registered).compile();
 }
 
 /** What the serials of one UPDATE share of metadata.print. */

@@ -4,7 +4,7 @@
  * serial allocated by the print loop (carrier_serials), since printed labels carry allocated serials.
  */
 import { expressionBuilder, sql } from 'kysely';
-import { COUNTER_FORM } from '../carriers/index.js';
+import { COUNTER_FORM, registeredSerial, serialIs } from '../carriers/index.js';
 import { isServed, publicStatus, type PublicStatus } from '../passports/index.js';
 import { preparedRead, type Database, type Db, type ProductTable } from '../store/index.js';
 
@@ -128,10 +128,9 @@ const byKey = preparedRead((db, gtin: string, serial: string, counterSeq: string
       .where('cs.gtin', '=', gtin)
       .where('cs.serial', '=', serial);
   // A serial the counter gave, by GTIN and number (carrier_serials_gtin_seq); any other, by GTIN and text in the
-  // index of those whose text is not their number (carrier_serials_gtin_registered, whose condition this repeats
-  // word for word, so that SQLite sees the index applies).
+  // index of those whose text is not their number (carrier_serials_gtin_registered, whose condition this repeats).
   const counted = allocated().where('cs.seq', '=', sql<number>`${counterSeq}`);
-  const registered = allocated().where(sql<boolean>`"cs"."serial" <> cast("cs"."seq" as text)`);
+  const registered = allocated().where(registeredSerial('cs'));
   // Ordered by source in JavaScript (candidatesByKey): an ORDER BY over the union costs SQLite a temporary b-tree.
   return own.unionAll(counted).unionAll(registered);
 });
@@ -349,11 +348,11 @@ export async function itemInHand(db: Db, productId: string, serial: string): Pro
   let gtin = product.gtin;
   if (product.serial_number !== serial) {
     const allocated = await db
-      .selectFrom('carrier_serials')
-      .select('gtin')
-      .where('tenant_id', '=', product.tenant_id)
-      .where('serial', '=', serial)
-      .where('product_id', '=', productId)
+      .selectFrom('carrier_serials as s')
+      .select('s.gtin')
+      .where('s.tenant_id', '=', product.tenant_id)
+      .where(serialIs('s', serial))
+      .where('s.product_id', '=', productId)
       .executeTakeFirst();
     if (!allocated) return undefined;
     gtin = allocated.gtin;

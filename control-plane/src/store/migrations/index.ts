@@ -21,6 +21,7 @@ import * as m0019 from './0019_transparency_log.js';
 import * as m0020 from './0020_print_loop_indexes.js';
 import * as m0021 from './0021_epc_schemes.js';
 import * as m0022 from './0022_resolver_serial_index.js';
+import * as m0023 from './0023_serials_keyed_by_number.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020_print_loop_indexes': m0020,
   '0021_epc_schemes': m0021,
   '0022_resolver_serial_index': m0022,
+  '0023_serials_keyed_by_number': m0023,
 };
 
 export const migrationProvider: MigrationProvider = {
