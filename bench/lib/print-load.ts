@@ -6,7 +6,8 @@
  */
 import { type JsonWebKey, webcrypto } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
-import { HttpPrintDevice, httpCaller, type EnrolledTestDevice } from '@dpp/testkit';
+import { HttpPrintDevice, type EnrolledTestDevice } from '@dpp/testkit';
+import { keepAliveCaller } from './keep-alive-caller.js';
 
 export interface LoadDevice {
   id: string;
@@ -64,7 +65,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
         mqttUrl: null,
         accessToken: () => Promise.resolve(d.token),
       };
-      return new HttpPrintDevice(httpCaller(url), device).init();
+      return new HttpPrintDevice(keepAliveCaller(url), device).init();
     }),
   );
   const claimMs: number[] = [];
