@@ -12,6 +12,7 @@ export {
   type ApiCaller,
   type CallOptions,
   type CallResult,
+  type HttpTransport,
   type PrintableProduct,
   demoProductBody,
   freshGtin,

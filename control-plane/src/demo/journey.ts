@@ -27,12 +27,26 @@ export type ApiCaller = (method: string, path: string, opts?: CallOptions) => Pr
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 
 function connectionReset(err: unknown): boolean {
-  const code = (err as { cause?: { code?: string } } | null)?.cause?.code;
+  const e = err as { code?: string; cause?: { code?: string } } | null;
+  const code = e?.code ?? e?.cause?.code;
   return code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_SOCKET';
 }
 
-/** `call` for a control plane at `baseUrl` (the shape of TestControlPlane.call). */
-export function httpCaller(baseUrl: string): ApiCaller {
+/** How a call goes on the wire and what came back: fetch, unless the caller brings another client. */
+export type HttpTransport = (
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+) => Promise<{ status: number; headers: Headers; text: string }>;
+
+const fetchTransport: HttpTransport = async (method, url, headers, body) => {
+  const res = await fetch(url, { method, headers, body, redirect: 'manual' });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+};
+
+/** `call` for a control plane at `baseUrl` (the shape of TestControlPlane.call), over `transport`. */
+export function httpCaller(baseUrl: string, transport: HttpTransport = fetchTransport): ApiCaller {
   return async (method, path, opts = {}) => {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.key) headers.authorization = `Bearer ${opts.key}`;
@@ -41,8 +55,8 @@ export function httpCaller(baseUrl: string): ApiCaller {
       body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
       headers['content-type'] ??= 'application/json';
     }
-    const send = () => fetch(baseUrl + path, { method, headers, body, redirect: 'manual' });
-    let res: Response;
+    const send = () => transport(method, baseUrl + path, headers, body);
+    let res: Awaited<ReturnType<HttpTransport>>;
     try {
       res = await send();
     } catch (err) {
@@ -51,7 +65,7 @@ export function httpCaller(baseUrl: string): ApiCaller {
       if (!connectionReset(err) || !(IDEMPOTENT.has(method) || headers['Idempotency-Key'])) throw err;
       res = await send();
     }
-    const text = await res.text();
+    const { text } = res;
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
