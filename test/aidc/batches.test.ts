@@ -731,6 +731,45 @@ describe.each(testDialects())('batched claims and results (%s)', (dialect) => {
     expect(serialA).toEqual({ print_status: 'printed', print_source: 'aidc' });
   });
 
+  it("seals a registered serial's job and a counter serial's in one batch, each serial printed and commissioned", async () => {
+    const p = await journey(t.call, admin, 1);
+    const registered = `R-${randomUUID().slice(0, 8)}`;
+    const reg = await t.call('POST', '/api/v2/carriers/batch', {
+      key: admin,
+      body: { productId: p.productId, serials: [registered] },
+    });
+    expect(reg.status, reg.text).toBe(201);
+    for (const serial of [p.serials[0]!, registered]) {
+      const r = await t.call('POST', '/api/v2/aidc/jobs', { key: admin, body: { gtin: p.gtin, serial } });
+      expect(r.status, r.text).toBe(201);
+    }
+    const claims = await dev.claimMany([{ name: 'zebra-1', count: 2 }]);
+    expect(claims.map((c) => c.job.serial).sort()).toEqual([p.serials[0]!, registered].sort());
+    await dev.sealMany(claims);
+    const db = t.cp.store.db;
+    for (const c of claims) {
+      await expectSealed(c.jobRef);
+      const receipt = await db
+        .selectFrom('seal_receipts')
+        .select('epcis_event_id')
+        .where('job_ref', '=', c.jobRef)
+        .executeTakeFirstOrThrow();
+      expect(receipt.epcis_event_id, c.job.serial).toEqual(expect.any(String));
+    }
+    const printed = await db
+      .selectFrom('carrier_serials')
+      .select(['serial', 'print_status', 'print_source'])
+      .where('product_id', '=', p.productId)
+      .where('serial', 'in', [p.serials[0]!, registered])
+      .orderBy('serial')
+      .execute();
+    expect(printed).toEqual(
+      [p.serials[0]!, registered]
+        .sort()
+        .map((serial) => ({ serial, print_status: 'printed', print_source: 'aidc' })),
+    );
+  });
+
   describe('a device remembered from its last call claims only while it is what a read finds now', () => {
     // In tenant b, whose queue no other test of this file fills: an empty claim is one with no work.
     const adminB = () => t.tenants.b.admin;

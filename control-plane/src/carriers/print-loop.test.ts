@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { decodeSgtin96, sgtinPureIdentityUri } from '@dpp/shared';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { epcisSchemaErrors } from '@dpp/testkit/epcis';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
@@ -55,6 +56,31 @@ describe.each(testDialects())('carriersPrintLoop, the AIDC port (%s)', (dialect)
     expect(await port.findAllocatedSerial(db, tenantId, '09506000134352', serials[1]!)).toBeNull();
     expect(await port.findAllocatedSerial(db, tenantId, '12345678901234', serials[1]!)).toBeNull();
     expect(await port.findAllocatedSerial(db, t.tenants.b.id, product.gtin, serials[1]!)).toBeNull();
+  });
+
+  it("serialsRead: the tenant's rows of the serials a subquery names, counted and registered alike, and no others", async () => {
+    const db = t.cp.store.db;
+    const [a] = (await allocate(t, key, product.id, 1)).serials;
+    const registered = `R-${randomUUID().slice(0, 8)}`;
+    const theirs = `T-${randomUUID().slice(0, 8)}`;
+    for (const [k, body] of [
+      [key, { productId: product.id, serials: [registered] }],
+      [t.tenants.b.admin, { productId: (await createProduct(t, t.tenants.b.admin)).id, serials: [theirs] }],
+    ] as const) {
+      const r = await t.call('POST', '/api/v2/carriers/batch', { key: k, body });
+      expect(r.status, r.text).toBe(201);
+    }
+    // What a batch's seal names: serials of both kinds, one not allocated, a counter serial with a leading zero,
+    // one of another tenant's, letters, and more digits than the counter gives.
+    const named = [a!, registered, '999999999', `0${a}`, theirs, 'zz', '12345678901234567890'];
+    const subquery = named
+      .map((s) => db.selectNoFrom(sql<string>`${s}`.as('serial')))
+      .reduce((all, one) => all.unionAll(one)) as unknown as Parameters<typeof port.serialsRead>[2];
+    const { rows } = await db.executeQuery(port.serialsRead(db, tenantId, subquery));
+    const found = (rows as { serial: string; gtin: string; product_id: string }[])
+      .map((r) => r.serial)
+      .sort();
+    expect(found).toEqual([a!, registered].sort());
   });
 
   it('marks a product as in the print loop', async () => {
