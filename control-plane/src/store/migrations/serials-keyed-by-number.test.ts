@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationProvider } from './index.js';
@@ -13,6 +13,8 @@ const url = process.env.TEST_DATABASE_URL;
 
 interface Opened {
   db: Kysely<unknown>;
+  /** On PostgreSQL, the schema the migrations keep their bookkeeping in (their own, not another suite's). */
+  schema?: string;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ async function openPostgres(): Promise<Opened> {
   const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
+    schema,
     close: async () => {
       await db.destroy();
       await admin.query(`drop schema ${schema} cascade`);
@@ -41,6 +44,20 @@ async function openPostgres(): Promise<Opened> {
 
 const dialects: [string, () => Promise<Opened>][] = [['sqlite', () => Promise.resolve(openSqlite())]];
 if (url) dialects.push(['postgres', openPostgres]);
+
+/** Another suite's DDL while Kysely reads the catalog, before any migration ran (as store/database.ts retries). */
+const CONCURRENT_DDL = new Set(['3F000', '42P01', '42703']);
+
+async function migrated(run: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
+  let outcome = await run();
+  for (let retry = 1; retry <= 10; retry++) {
+    const code = (outcome.error as { code?: string } | undefined)?.code;
+    if (!code || !CONCURRENT_DDL.has(code) || outcome.results?.some((r) => r.status === 'Error')) break;
+    await new Promise((r) => setTimeout(r, 50 * retry));
+    outcome = await run();
+  }
+  return outcome;
+}
 
 const COLUMNS = ['tenant_id', 'serial', 'seq', 'product_id', 'gtin', 'batch_id', 'allocated_at'] as const;
 
@@ -61,15 +78,19 @@ describe.each(dialects)('migration 0023_serials_keyed_by_number (%s)', (_, open)
     const o = await open();
     opened.push(o);
     const { db } = o;
-    const migrator = new Migrator({ db, provider: migrationProvider });
-    expect((await migrator.migrateTo('0022_resolver_serial_index')).error).toBeUndefined();
+    const migrator = new Migrator({
+      db,
+      provider: migrationProvider,
+      ...(o.schema ? { migrationTableSchema: o.schema } : {}),
+    });
+    expect((await migrated(() => migrator.migrateTo('0022_resolver_serial_index'))).error).toBeUndefined();
     // Two the counter allocated (their text is their number) and two registered ones.
     await insertSerial(db, 't1', '7', 7);
     await insertSerial(db, 't1', '8', 8);
     await insertSerial(db, 't1', 'A-1', 9);
     await sql`update carrier_serials set print_status = 'printed' where serial = '8'`.execute(db);
     await insertSerial(db, 't1', '0042', 10);
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect((await migrated(() => migrator.migrateToLatest())).error).toBeUndefined();
 
     const rows = await sql<{ serial: string; seq: number | string; print_status: string | null }>`
       select serial, seq, print_status from carrier_serials order by seq`.execute(db);
