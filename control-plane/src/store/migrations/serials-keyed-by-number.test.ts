@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { Kysely, type MigrationResultSet, Migrator, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { raceBeforeAnyMigration } from '../database.js';
 import { migrationProvider } from './index.js';
 
 const url = process.env.TEST_DATABASE_URL;
@@ -45,14 +46,14 @@ async function openPostgres(): Promise<Opened> {
 const dialects: [string, () => Promise<Opened>][] = [['sqlite', () => Promise.resolve(openSqlite())]];
 if (url) dialects.push(['postgres', openPostgres]);
 
-/** Another suite's DDL while Kysely reads the catalog, before any migration ran (as store/database.ts retries). */
-const CONCURRENT_DDL = new Set(['3F000', '42P01', '42703']);
-
+/** A migration run, again when another suite's DDL broke Kysely's read of the catalog first (as the store does). */
 async function migrated(run: () => Promise<MigrationResultSet>): Promise<MigrationResultSet> {
   let outcome = await run();
-  for (let retry = 1; retry <= 10; retry++) {
-    const code = (outcome.error as { code?: string } | undefined)?.code;
-    if (!code || !CONCURRENT_DDL.has(code) || outcome.results?.some((r) => r.status === 'Error')) break;
+  for (
+    let retry = 1;
+    outcome.error && raceBeforeAnyMigration(outcome.error, outcome.results) && retry <= 10;
+    retry++
+  ) {
     await new Promise((r) => setTimeout(r, 50 * retry));
     outcome = await run();
   }
