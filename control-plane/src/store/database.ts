@@ -215,7 +215,10 @@ async function migrate(db: Db, dialect: Dialect, pgSchema: string | undefined): 
 const CONCURRENT_DDL = new Set(['3F000', '42P01', '42703']);
 
 /** The migrator failed reading the catalog while another session changed it, before any migration ran. */
-export function raceBeforeAnyMigration(err: unknown, results: readonly MigrationResult[] | undefined): boolean {
+export function raceBeforeAnyMigration(
+  err: unknown,
+  results: readonly MigrationResult[] | undefined,
+): boolean {
   const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
   return typeof code === 'string' && CONCURRENT_DDL.has(code) && !results?.some((r) => r.status === 'Error');
 }
