@@ -6,8 +6,8 @@
  */
 import { type JsonWebKey, webcrypto } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
+import { httpCaller, keepAliveTransport } from '@dpp/control-plane';
 import { HttpPrintDevice, type EnrolledTestDevice } from '@dpp/testkit';
-import { keepAliveCaller } from './keep-alive-caller.js';
 
 export interface LoadDevice {
   id: string;
@@ -65,7 +65,8 @@ async function run(input: LoadInput): Promise<LoadOutput> {
         mqttUrl: null,
         accessToken: () => Promise.resolve(d.token),
       };
-      return new HttpPrintDevice(keepAliveCaller(url), device).init();
+      // node:http on kept-alive connections: the devices share the machine's cores (docs/benchmarks.md, round 13).
+      return new HttpPrintDevice(httpCaller(url, keepAliveTransport()), device).init();
     }),
   );
   const claimMs: number[] = [];

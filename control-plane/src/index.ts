@@ -17,6 +17,7 @@ export {
   demoProductBody,
   freshGtin,
   httpCaller,
+  keepAliveTransport,
   printableProduct,
   validationCredential,
 } from './demo/journey.js';

@@ -34,11 +34,12 @@ export function serialIs(s: string, serial: string): RawBuilder<SqlBool> {
 /**
  * In SQL, the number a serial's text is when it has the counter's form ({@link COUNTER_FORM}), else null: what a
  * list of serial texts is looked up by in the primary key. PostgreSQL is never asked to read a bigint from
- * letters or from more digits than the counter gives.
+ * letters or from more digits than the counter gives (the pattern is COUNTER_FORM's own; SQLite's GLOB spells it
+ * as a leading digit 1-9, digits only, at most 12).
  */
 function counterNumberOf(db: Db, text: RawBuilder<string>): RawBuilder<number | null> {
   return isPostgres(db)
-    ? sql`case when ${text} ~ '^[1-9][0-9]{0,11}$' then cast(${text} as bigint) end`
+    ? sql`case when ${text} ~ ${sql.lit(COUNTER_FORM.source)} then cast(${text} as bigint) end`
     : sql`case when ${text} glob '[1-9]*' and ${text} not glob '*[^0-9]*' and length(${text}) <= 12
         then cast(${text} as integer) end`;
 }

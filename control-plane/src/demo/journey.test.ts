@@ -1,65 +1,82 @@
-import { describe, expect, it } from 'vitest';
-import { type HttpTransport, httpCaller } from './journey.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpTransport, httpCaller, keepAliveTransport } from './journey.js';
 
-/** A transport that records each call and answers from `answers` in turn (an Error is thrown). */
-function scripted(answers: (Error | { status: number; text: string })[]) {
-  const calls: { method: string; url: string; headers: Record<string, string>; body: string | undefined }[] =
-    [];
-  const transport: HttpTransport = (method, url, headers, body) => {
-    calls.push({ method, url, headers, body });
-    const next = answers.shift()!;
-    if (next instanceof Error) return Promise.reject(next);
-    return Promise.resolve({ status: next.status, headers: new Headers(), text: next.text });
-  };
-  return { calls, transport };
-}
+/**
+ * A server on 127.0.0.1 that answers what it was sent, and drops the connection of a request whose path says so
+ * (the first time it is asked for): what a client sees when a kept-alive connection is closed under it.
+ */
+let server: http.Server;
+let base: string;
+const dropped = new Set<string>();
+const received: { method: string; url: string; authorization?: string; type?: string; body: string }[] = [];
 
-const reset = (where: 'error' | 'cause') => {
-  const err = new Error('socket hang up') as Error & { code?: string };
-  if (where === 'error') err.code = 'ECONNRESET';
-  else (err as Error & { cause: unknown }).cause = { code: 'UND_ERR_SOCKET' };
-  return err;
-};
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const url = req.url!;
+      if (url.startsWith('/drop') && !dropped.has(`${req.method} ${url}`)) {
+        dropped.add(`${req.method} ${url}`);
+        return void req.socket.destroy();
+      }
+      const body = Buffer.concat(chunks).toString('utf8');
+      received.push({
+        method: req.method!,
+        url,
+        authorization: req.headers.authorization,
+        type: req.headers['content-type'],
+        body,
+      });
+      if (url === '/empty') return void res.writeHead(204).end();
+      res.writeHead(201, { 'content-type': 'application/json', 'x-seen': 'yes' });
+      res.end(JSON.stringify({ method: req.method, body }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-describe('httpCaller over a transport', () => {
-  it('sends the bearer key and the body as JSON, and answers the status, the body parsed and its text', async () => {
-    const { calls, transport } = scripted([
-      { status: 201, text: '{"id":"p1"}' },
-      { status: 204, text: '' },
-    ]);
-    const call = httpCaller('http://127.0.0.1:1', transport);
-    const created = await call('POST', '/api/v2/products', { key: 'k', body: { name: 'x' } });
-    expect(created).toMatchObject({ status: 201, body: { id: 'p1' }, text: '{"id":"p1"}' });
-    expect(calls[0]).toEqual({
+/** Each transport, and the word its calls' paths carry (so the server's records tell them apart). */
+const transports: [string, string, () => HttpTransport | undefined][] = [
+  ['fetch', 'fetch', () => undefined],
+  ['node:http on kept-alive connections', 'node', () => keepAliveTransport()],
+];
+
+describe.each(transports)('httpCaller over %s', (_, name, transport) => {
+  it('sends the bearer key and the body as JSON, and answers the status, headers, the body parsed and its text', async () => {
+    const call = httpCaller(base, transport());
+    const created = await call('POST', `/things?via=${name}`, { key: 'k', body: { name: 'x' } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { method: 'POST', body: '{"name":"x"}' },
+      text: '{"method":"POST","body":"{\\"name\\":\\"x\\"}"}',
+    });
+    expect(created.headers.get('x-seen')).toBe('yes');
+    expect(received.find((r) => r.url === `/things?via=${name}`)).toEqual({
       method: 'POST',
-      url: 'http://127.0.0.1:1/api/v2/products',
-      headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+      url: `/things?via=${name}`,
+      authorization: 'Bearer k',
+      type: 'application/json',
       body: '{"name":"x"}',
     });
-    const empty = await call('GET', '/healthz');
-    expect(empty).toMatchObject({ status: 204, body: undefined, text: '' });
+    expect(await call('GET', '/empty')).toMatchObject({ status: 204, body: undefined, text: '' });
   });
 
-  it('sends a call again once when its connection was reset and sending it again is safe', async () => {
-    // A GET, and a POST with an Idempotency-Key: sent again, whichever client said the connection was reset.
-    for (const where of ['error', 'cause'] as const) {
-      const { calls, transport } = scripted([reset(where), { status: 200, text: '{}' }]);
-      expect((await httpCaller('http://h', transport)('GET', '/x')).status).toBe(200);
-      expect(calls).toHaveLength(2);
-    }
-    const keyed = scripted([reset('error'), { status: 200, text: '{}' }]);
-    const headers = { 'Idempotency-Key': 'a' };
-    expect((await httpCaller('http://h', keyed.transport)('POST', '/x', { headers, body: {} })).status).toBe(
-      200,
-    );
+  it('sends a call again once when its connection was dropped and sending it again is safe', async () => {
+    const call = httpCaller(base, transport());
+    // A GET, and a POST with an Idempotency-Key: sent again.
+    expect((await call('GET', `/drop/get?via=${name}`)).status).toBe(201);
+    const keyed = await call('POST', `/drop/keyed?via=${name}`, {
+      headers: { 'Idempotency-Key': 'a' },
+      body: {},
+    });
+    expect(keyed.status).toBe(201);
     // A POST without one is not: it may have been done.
-    const unkeyed = scripted([reset('error'), { status: 200, text: '{}' }]);
-    await expect(httpCaller('http://h', unkeyed.transport)('POST', '/x', { body: {} })).rejects.toThrow(
-      'hang up',
-    );
-    expect(unkeyed.calls).toHaveLength(1);
-    // Reset twice: the second failure is the answer.
-    const twice = scripted([reset('error'), reset('error')]);
-    await expect(httpCaller('http://h', twice.transport)('GET', '/x')).rejects.toThrow('hang up');
+    await expect(call('POST', `/drop/unkeyed?via=${name}`, { body: {} })).rejects.toThrow();
+    expect(received.some((r) => r.url === `/drop/unkeyed?via=${name}`)).toBe(false);
   });
 });
