@@ -74,6 +74,15 @@ describe('the pipeline on one printer', () => {
 
   it('queues the next format while a label prints: in order, at most one ahead, none twice, all sealed', async () => {
     const { product, name, sim, events, mostHeld } = await setUp(6);
+    // Labels claimed and not out yet, at each claim: the next job is claimed when the label printing comes
+    // out, so it waits for its turn in the printer's buffer, not in the agent.
+    const notOut = new Set<string>();
+    const atClaim: number[] = [];
+    floor!.agent!.events.on('job', (e) => {
+      if (e.step === 'claimed') atClaim.push(notOut.add(e.attemptId).size);
+      else if (e.step === 'attested' || e.step === 'failed' || e.step === 'abandoned')
+        notOut.delete(e.attemptId);
+    });
     await queue(product, name);
     await waitFinished(t, key, product, 90_000);
     const o = await checkOutcomes(t, key, product, [sim]);
@@ -85,6 +94,8 @@ describe('the pipeline on one printer', () => {
     // The printer had the next format before the label ahead was out, never two ahead of the one printing.
     expect(events.indexOf('in 3')).toBeLessThan(events.indexOf('out 2'));
     expect(mostHeld()).toBe(2);
+    expect(atClaim).toHaveLength(6);
+    expect(Math.max(...atClaim)).toBe(2);
   });
 
   it('a label that fails fails alone: the one queued behind it, dropped by the cancel, is sent again', async () => {
@@ -112,12 +123,14 @@ describe('the pipeline on one printer', () => {
     try {
       const { product, name, sim } = await setUp(3, { controlPlaneUrl: proxy.url });
       const agent = floor!.agent!;
-      // The 3rd job is claimed and rendered while the 1st prints and the 2nd waits behind it; then the
-      // device is cut off past the lease: the 3rd attempt, not yet sent, is reaped and goes stale.
+      // The 3rd job is claimed and rendered when the 1st is out, while the 2nd prints; then the device is
+      // cut off past the lease before the 3rd's RENDERED reaches the control plane (the send gate waits for
+      // it): the 3rd attempt, not yet sent, is reaped and goes stale.
       let cutFor: string | null = null;
+      const rendered = new Set<string>();
       agent.events.on('job', (e) => {
         if (e.step !== 'rendered' || cutFor !== null) return;
-        if (agent.status().jobs.current.length < 3) return;
+        if (rendered.add(e.attemptId).size < 3) return;
         cutFor = e.attemptId;
         proxy.cut();
         setTimeout(() => proxy.restore(), 9000);

@@ -76,6 +76,25 @@ export class JobRun {
     return this.labelSent;
   }
 
+  private labelOut = false;
+  private markOut!: () => void;
+  /**
+   * Settles once the printer's evidence says the label is out, or a person attested it, or the run ended
+   * before: from then on it no longer holds one of the printer's places (one label printing, one queued).
+   */
+  readonly out: Promise<void> = new Promise(
+    (resolve) =>
+      (this.markOut = () => {
+        this.labelOut = true;
+        resolve();
+      }),
+  );
+
+  /** The label is out (attested), or the run ended: see `out`. */
+  get isOut(): boolean {
+    return this.labelOut;
+  }
+
   constructor(
     private readonly deps: PipelineDeps,
     private readonly claimed: RunStart,
@@ -178,6 +197,7 @@ export class JobRun {
       return await this.runSteps();
     } finally {
       this.markSent();
+      this.markOut();
     }
   }
 
@@ -307,6 +327,7 @@ export class JobRun {
       this.report('PRINTED_ATTESTED', attestation);
       this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
     }
+    this.markOut();
     let scan = done.scan_result;
     if (!scan) {
       try {

@@ -1,9 +1,10 @@
 /**
- * One printer's loop: make sure the printer can print, claim, run the job, and claim the next one as soon as
- * the label before it is handed to the printer, so the next label is claimed, verified, rendered, proven and
- * queued while the current one prints (`jobs.pipelineDepth` jobs at once, 3 by default: one printing and
- * being scanned and sealed, one queued behind it, one being prepared; the printer's lane, print-lane.ts,
- * keeps the order and at most one format queued ahead). Only one job is ever being prepared at a time. It sleeps until an MQTT notice wakes it, or polls: every
+ * One printer's loop: make sure the printer can print, claim, run the job, and claim the next one when the
+ * label printing comes out, so the next label is claimed, verified, rendered, proven and queued behind the
+ * one that starts printing then, long before that one is out (`jobs.pipelineDepth` jobs at once, 3 by
+ * default: one out and being scanned and sealed, one printing, one queued behind it or being prepared; the
+ * printer's lane, print-lane.ts, keeps the order and at most one format queued ahead). Only one job is ever
+ * being prepared at a time, and at most two labels are not out yet. It sleeps until an MQTT notice wakes it, or polls: every
  * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
  * notice loses nothing). A printer that is not ready is never claimed for. An attempt the agent left
  * unfinished on this printer (it stopped or crashed) is resumed before anything new is claimed, as long as
@@ -54,6 +55,14 @@ export interface PrinterWorkerOptions {
   /** A claim got an answer: the control plane is reachable. */
   onControlPlaneAnswered?: () => void;
 }
+
+/**
+ * Labels of one printer's jobs that are not out yet: the one printing and the one behind it (its format queued
+ * in the printer where the lane allows, else ready in the agent). The next job is claimed when the label
+ * printing comes out, about a label's time before its format is needed, rather than as soon as the one
+ * before it is sent: it waits for its turn in the printer, not in the agent.
+ */
+const LABELS_AHEAD = 2;
 
 export class PrinterWorker {
   private running = false;
@@ -219,9 +228,14 @@ export class PrinterWorker {
     let wasReady = true;
     for (const resume of this.resumable.splice(0)) await this.resumeJob(resume);
     while (this.running) {
-      // One job prepared at a time, and no more than the pipeline's depth in progress: wait for a send or an end.
+      // One job prepared at a time, no more than the pipeline's depth in progress, and no more than
+      // LABELS_AHEAD labels not out yet: wait for a send, a label out or an end.
       const depth = this.opts.pipeline.jobs.pipelineDepth;
-      if (this.runs.length >= depth || this.runs.some((r) => !r.hasSent)) {
+      if (
+        this.runs.length >= depth ||
+        this.runs.some((r) => !r.hasSent) ||
+        this.runs.filter((r) => !r.isOut).length >= LABELS_AHEAD
+      ) {
         await this.sleeper.sleep(poll.statusIntervalMs);
         continue;
       }
@@ -263,7 +277,7 @@ export class PrinterWorker {
       }
       this.idleSince = null;
       this.startJob(claimed, claimStartedAt);
-      this.nextClaimAt = 0; // there may be more: claim again once this label is handed to the printer
+      this.nextClaimAt = 0; // there may be more: claim again once this label's place is free
     }
     await Promise.all([...this.finishing]);
   }
@@ -334,6 +348,7 @@ export class PrinterWorker {
     if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');
     this.noteStatus(this.status);
     void run.sent.then(() => this.sleeper.wake());
+    void run.out.then(() => this.sleeper.wake());
     const step = await run.run();
     this.runs.splice(this.runs.indexOf(run), 1);
     this.noteStatus(this.status);
