@@ -74,14 +74,14 @@ describe('the pipeline on one printer', () => {
 
   it('queues the next format while a label prints: in order, at most one ahead, none twice, all sealed', async () => {
     const { product, name, sim, events, mostHeld } = await setUp(6);
-    // Labels claimed and not out yet, at each claim: the next job is claimed when the label printing comes
-    // out, so it waits for its turn in the printer's buffer, not in the agent.
-    const notOut = new Set<string>();
+    // Labels claimed and not out and scanned yet, at each claim: the next job is claimed once the label
+    // ahead of the one printing is scanned, so it waits for its turn in the printer's buffer, not in the agent.
+    const notScanned = new Set<string>();
     const atClaim: number[] = [];
     floor!.agent!.events.on('job', (e) => {
-      if (e.step === 'claimed') atClaim.push(notOut.add(e.attemptId).size);
-      else if (e.step === 'attested' || e.step === 'failed' || e.step === 'abandoned')
-        notOut.delete(e.attemptId);
+      if (e.step === 'claimed') atClaim.push(notScanned.add(e.attemptId).size);
+      else if (e.step === 'scanned' || e.step === 'failed' || e.step === 'abandoned')
+        notScanned.delete(e.attemptId);
     });
     await queue(product, name);
     await waitFinished(t, key, product, 90_000);
@@ -123,7 +123,7 @@ describe('the pipeline on one printer', () => {
     try {
       const { product, name, sim } = await setUp(3, { controlPlaneUrl: proxy.url });
       const agent = floor!.agent!;
-      // The 3rd job is claimed and rendered when the 1st is out, while the 2nd prints; then the device is
+      // The 3rd job is claimed and rendered when the 1st is out and scanned, while the 2nd prints; then the device is
       // cut off past the lease before the 3rd's RENDERED reaches the control plane (the send gate waits for
       // it): the 3rd attempt, not yet sent, is reaped and goes stale.
       let cutFor: string | null = null;

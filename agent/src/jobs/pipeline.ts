@@ -76,23 +76,24 @@ export class JobRun {
     return this.labelSent;
   }
 
-  private labelOut = false;
-  private markOut!: () => void;
+  private labelCleared = false;
+  private markCleared!: () => void;
   /**
-   * Settles once the printer's evidence says the label is out, or a person attested it, or the run ended
-   * before: from then on it no longer holds one of the printer's places (one label printing, one queued).
+   * Settles once the label is out and scanned (the printer's evidence or a person's attestation, then the
+   * scanner's read or one entered at the console), or the run ended before: from then on it no longer holds
+   * one of the printer's places (one label printing, one behind it).
    */
-  readonly out: Promise<void> = new Promise(
+  readonly cleared: Promise<void> = new Promise(
     (resolve) =>
-      (this.markOut = () => {
-        this.labelOut = true;
+      (this.markCleared = () => {
+        this.labelCleared = true;
         resolve();
       }),
   );
 
-  /** The label is out (attested), or the run ended: see `out`. */
-  get isOut(): boolean {
-    return this.labelOut;
+  /** The label is out and scanned, or the run ended: see `cleared`. */
+  get isCleared(): boolean {
+    return this.labelCleared;
   }
 
   constructor(
@@ -197,7 +198,7 @@ export class JobRun {
       return await this.runSteps();
     } finally {
       this.markSent();
-      this.markOut();
+      this.markCleared();
     }
   }
 
@@ -327,7 +328,6 @@ export class JobRun {
       this.report('PRINTED_ATTESTED', attestation);
       this.setStep('attested', `${attestation.actor.type} ${attestation.method}`);
     }
-    this.markOut();
     let scan = done.scan_result;
     if (!scan) {
       try {
@@ -337,6 +337,7 @@ export class JobRun {
       }
       this.report('SCAN_VERIFIED', scan);
     }
+    this.markCleared();
     this.setStep('scanned');
 
     this.setStep('sealing');

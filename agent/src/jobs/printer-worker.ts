@@ -1,10 +1,10 @@
 /**
  * One printer's loop: make sure the printer can print, claim, run the job, and claim the next one when the
- * label printing comes out, so the next label is claimed, verified, rendered, proven and queued behind the
- * one that starts printing then, long before that one is out (`jobs.pipelineDepth` jobs at once, 3 by
- * default: one out and being scanned and sealed, one printing, one queued behind it or being prepared; the
+ * label printing is out and scanned, so the next label is claimed, verified, rendered, proven and queued behind
+ * the one that started printing then, long before that one is out (`jobs.pipelineDepth` jobs at once, 3 by
+ * default: one out and being scanned or sealed, one printing, one queued behind it or being prepared; the
  * printer's lane, print-lane.ts, keeps the order and at most one format queued ahead). Only one job is ever
- * being prepared at a time, and at most two labels are not out yet. It sleeps until an MQTT notice wakes it, or polls: every
+ * being prepared at a time, and at most two labels are not out and scanned yet. It sleeps until an MQTT notice wakes it, or polls: every
  * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
  * notice loses nothing). A printer that is not ready is never claimed for. An attempt the agent left
  * unfinished on this printer (it stopped or crashed) is resumed before anything new is claimed, as long as
@@ -57,9 +57,10 @@ export interface PrinterWorkerOptions {
 }
 
 /**
- * Labels of one printer's jobs that are not out yet: the one printing and the one behind it (its format queued
- * in the printer where the lane allows, else ready in the agent). The next job is claimed when the label
- * printing comes out, about a label's time before its format is needed, rather than as soon as the one
+ * Labels of one printer's jobs not out and scanned yet: the one printing and the one behind it (its format
+ * queued in the printer where the lane allows, else ready in the agent). The next job is claimed once the label
+ * ahead of the one printing is out and scanned (no format is sent before that anyway: the scanner over the exit
+ * reads the last label out), about a label's time before its format is needed, rather than as soon as the one
  * before it is sent: it waits for its turn in the printer, not in the agent.
  */
 const LABELS_AHEAD = 2;
@@ -229,12 +230,12 @@ export class PrinterWorker {
     for (const resume of this.resumable.splice(0)) await this.resumeJob(resume);
     while (this.running) {
       // One job prepared at a time, no more than the pipeline's depth in progress, and no more than
-      // LABELS_AHEAD labels not out yet: wait for a send, a label out or an end.
+      // LABELS_AHEAD labels not out and scanned yet: wait for a send, a label scanned or an end.
       const depth = this.opts.pipeline.jobs.pipelineDepth;
       if (
         this.runs.length >= depth ||
         this.runs.some((r) => !r.hasSent) ||
-        this.runs.filter((r) => !r.isOut).length >= LABELS_AHEAD
+        this.runs.filter((r) => !r.isCleared).length >= LABELS_AHEAD
       ) {
         await this.sleeper.sleep(poll.statusIntervalMs);
         continue;
@@ -348,7 +349,7 @@ export class PrinterWorker {
     if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');
     this.noteStatus(this.status);
     void run.sent.then(() => this.sleeper.wake());
-    void run.out.then(() => this.sleeper.wake());
+    void run.cleared.then(() => this.sleeper.wake());
     const step = await run.run();
     this.runs.splice(this.runs.indexOf(run), 1);
     this.noteStatus(this.status);
