@@ -98,6 +98,38 @@ describe('the pipeline on one printer', () => {
     expect(Math.max(...atClaim)).toBe(2);
   });
 
+  it('once the printer waited for a label, the next job is claimed as soon as the one before is sent', async () => {
+    const proxy = await startProxy(Number(new URL(t.url).port));
+    try {
+      const { product, name, sim, events } = await setUp(8, { controlPlaneUrl: proxy.url });
+      const agent = floor!.agent!;
+      // Labels claimed and not out and scanned yet, at each claim; the control plane pauses for longer than a
+      // label once the 3rd job is claimed (behind the 2nd, printing), so the 3rd reaches an empty printer.
+      const notScanned = new Set<string>();
+      const atClaim: number[] = [];
+      agent.events.on('job', (e) => {
+        if (e.step === 'claimed') {
+          atClaim.push(notScanned.add(e.attemptId).size);
+          if (atClaim.length === 3) proxy.stall(2500);
+        } else if (e.step === 'scanned' || e.step === 'failed' || e.step === 'abandoned')
+          notScanned.delete(e.attemptId);
+      });
+      await queue(product, name);
+      await waitFinished(t, key, product, 90_000);
+      const o = await checkOutcomes(t, key, product, [sim]);
+      expect(o.sealed).toHaveLength(8);
+      expect([...o.goodLabels.values()]).toEqual([1, 1, 1, 1, 1, 1, 1, 1]);
+      expect(sim.labels.map((l) => l.formatIndex)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+      // The printer was empty when the 3rd format came: the 2nd was out before it.
+      expect(events.indexOf('out 2')).toBeLessThan(events.indexOf('in 3'));
+      // Two labels not out and scanned at most until then; three at a claim after it.
+      expect(Math.max(...atClaim.slice(0, 3))).toBe(2);
+      expect(Math.max(...atClaim.slice(3))).toBe(3);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a label that fails fails alone: the one queued behind it, dropped by the cancel, is sent again', async () => {
     const { product, name, sim, events } = await setUp(4);
     sim.faults.scriptLabel(2, 'voidTag');

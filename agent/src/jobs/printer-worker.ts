@@ -62,6 +62,11 @@ export interface PrinterWorkerOptions {
  * ahead of the one printing is out and scanned (no format is sent before that anyway: the scanner over the exit
  * reads the last label out), about a label's time before its format is needed, rather than as soon as the one
  * before it is sent: it waits for its turn in the printer, not in the agent.
+ *
+ * That leaves the next label about one label's time, less its scan and its preparation, to reach the printer;
+ * claimed as soon as the label before it is sent it had two. The first time the printer waits for a label all
+ * the same (the control plane slow to answer for a while, a printer faster than the agent), the worker claims
+ * that way from then on (`LABELS_AHEAD + 1`): the printer's margin first, the agent's time per label second.
  */
 const LABELS_AHEAD = 2;
 
@@ -80,6 +85,8 @@ export class PrinterWorker {
   private readonly runs: JobRun[] = [];
   private readonly finishing = new Set<Promise<void>>();
   private readonly lane: PrintLane;
+  /** Labels not out and scanned yet at which the next claim waits: LABELS_AHEAD, one more once the printer waited. */
+  private labelsAhead = LABELS_AHEAD;
   private status: PrinterStatus | null = null;
   private state: PrinterState = 'offline';
   private detail: string | null = null;
@@ -229,13 +236,13 @@ export class PrinterWorker {
     let wasReady = true;
     for (const resume of this.resumable.splice(0)) await this.resumeJob(resume);
     while (this.running) {
-      // One job prepared at a time, no more than the pipeline's depth in progress, and no more than
-      // LABELS_AHEAD labels not out and scanned yet: wait for a send, a label scanned or an end.
+      // One job prepared at a time, no more than the pipeline's depth in progress, and fewer than
+      // `labelsAhead` labels not out and scanned yet: wait for a send, a label scanned or an end.
       const depth = this.opts.pipeline.jobs.pipelineDepth;
       if (
         this.runs.length >= depth ||
         this.runs.some((r) => !r.hasSent) ||
-        this.runs.filter((r) => !r.isCleared).length >= LABELS_AHEAD
+        this.runs.filter((r) => !r.isCleared).length >= this.labelsAhead
       ) {
         await this.sleeper.sleep(poll.statusIntervalMs);
         continue;
@@ -258,6 +265,8 @@ export class PrinterWorker {
       }
       let claimed: Claimed | null;
       const claimStartedAt = this.opts.now();
+      // The label the next one is claimed behind (the last one not out and scanned yet), if any.
+      const behind = this.runs.filter((r) => !r.isCleared).at(-1);
       try {
         claimed = await this.opts.client.claim({
           name: this.name,
@@ -277,15 +286,15 @@ export class PrinterWorker {
         continue;
       }
       this.idleSince = null;
-      this.startJob(claimed, claimStartedAt);
+      this.startJob(claimed, claimStartedAt, undefined, behind);
       this.nextClaimAt = 0; // there may be more: claim again once this label's place is free
     }
     await Promise.all([...this.finishing]);
   }
 
   /** Runs the job beside the others in progress; the loop wakes when its label is sent and when it ends. */
-  private startJob(claimed: RunStart, claimStartedAt: number, resume?: Resume): void {
-    const done = this.runJob(claimed, claimStartedAt, resume)
+  private startJob(claimed: RunStart, claimStartedAt: number, resume?: Resume, behind?: JobRun): void {
+    const done = this.runJob(claimed, claimStartedAt, resume, behind)
       .catch((err: unknown) => this.log.error({ err }, 'job run died'))
       .finally(() => {
         this.finishing.delete(done);
@@ -342,18 +351,42 @@ export class PrinterWorker {
     }
   }
 
-  private async runJob(claimed: RunStart, claimStartedAt: number, resume?: Resume): Promise<void> {
+  private async runJob(
+    claimed: RunStart,
+    claimStartedAt: number,
+    resume?: Resume,
+    behind?: JobRun,
+  ): Promise<void> {
     const run = new JobRun(this.deps(), claimed, claimStartedAt, resume ?? null);
     this.runs.push(run);
     // Claimed while stopping: say FAILED at once rather than leave the job to its lease.
     if (!this.running) run.cancel('agent_stopped', 'the agent is stopping');
     this.noteStatus(this.status);
-    void run.sent.then(() => this.sleeper.wake());
+    void run.sent.then(() => {
+      if (behind) this.noteWaited(run, behind);
+      this.sleeper.wake();
+    });
     void run.cleared.then(() => this.sleeper.wake());
     const step = await run.run();
     this.runs.splice(this.runs.indexOf(run), 1);
     this.noteStatus(this.status);
     this.opts.onRunFinished?.(run.jobRef, step);
+  }
+
+  /**
+   * `run`, claimed while `ahead` was not out and scanned, has just sent its label. Had the printer nothing else
+   * by then, `ahead` having come out as it should (on a printer that queues a format behind the label printing),
+   * it waited for this label: from now on the next job is claimed as soon as the label before it is sent.
+   */
+  private noteWaited(run: JobRun, ahead: JobRun): void {
+    if (this.labelsAhead > LABELS_AHEAD || !this.lane.queueAhead) return;
+    if (run.step !== 'printing' || this.lane.inFlight !== 1) return;
+    if (ahead.step === 'failed' || ahead.step === 'abandoned') return;
+    this.labelsAhead = LABELS_AHEAD + 1;
+    this.log.warn(
+      { jobRef: run.jobRef },
+      'the printer was empty when this label reached it; claiming each next job as soon as the one before is sent from now on',
+    );
   }
 }
 

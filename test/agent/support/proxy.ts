@@ -1,6 +1,7 @@
 /**
  * A TCP proxy in front of the control plane, so a test can cut the agent off (refuse and drop every
- * connection) and let it back in, while the control plane itself keeps running.
+ * connection) and let it back in, or hold the control plane's answers for a while (a control plane that
+ * pauses), while the control plane itself keeps running.
  */
 import net from 'node:net';
 
@@ -10,6 +11,8 @@ export interface CutProxy {
   /** Drops every connection and refuses new ones until `restore`. */
   cut(): void;
   restore(): void;
+  /** Holds every answer of the control plane for `ms` (what it sends meanwhile arrives after that, in order). */
+  stall(ms: number): void;
   readonly isCut: boolean;
   close(): Promise<void>;
 }
@@ -17,6 +20,8 @@ export interface CutProxy {
 export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): Promise<CutProxy> {
   const sockets = new Set<net.Socket>();
   let cut = false;
+  let stalledUntil = 0;
+  const held = new Set<() => void>();
   const server = net.createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = net.connect(targetPort, targetHost);
@@ -31,7 +36,21 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream);
-    upstream.pipe(client);
+    // Answers go through a queue, so a stall holds them and lets them out later in their order.
+    const queue: Buffer[] = [];
+    const flush = () => {
+      held.delete(flush);
+      for (const chunk of queue.splice(0)) client.write(chunk);
+    };
+    upstream.on('data', (chunk: Buffer) => {
+      if (Date.now() >= stalledUntil && queue.length === 0) return void client.write(chunk);
+      queue.push(chunk);
+      if (!held.has(flush)) {
+        held.add(flush);
+        setTimeout(flush, Math.max(0, stalledUntil - Date.now()));
+      }
+    });
+    upstream.on('end', () => client.end());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -46,11 +65,15 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     restore: () => {
       cut = false;
     },
+    stall: (ms) => {
+      stalledUntil = Date.now() + ms;
+    },
     get isCut() {
       return cut;
     },
     close: async () => {
       for (const s of sockets) s.destroy();
+      for (const flush of [...held]) held.delete(flush);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
