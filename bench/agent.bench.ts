@@ -243,30 +243,31 @@ function printProfile(
   console.log('  CPU per label by owner (self time under our nearest frame; library in which):');
   for (const r of busy.slice(0, 14))
     console.log(`    ${(r.ms / labels).toFixed(2).padStart(7)} ms  ${r.who}`);
-  const stage = (from: string, to: string) =>
-    p50(
-      measured.flatMap((e) => {
-        const at = steps.get(e.jobRef);
-        const a = from === 'claim' ? Date.parse(e.at) - e.timings!.totalMs : at?.get(from);
-        const b = at?.get(to);
-        return a !== undefined && b !== undefined ? [b - a] : [];
-      }),
-    );
+  const stageOf = (e: JobStepEvent, from: string, to: string): number | undefined => {
+    const at = steps.get(e.jobRef);
+    const a = from === 'claim' ? Date.parse(e.at) - e.timings!.totalMs : at?.get(from);
+    const b = at?.get(to);
+    return a !== undefined && b !== undefined ? b - a : undefined;
+  };
+  const stage = (from: string, to: string) => p50(measured.flatMap((e) => stageOf(e, from, to) ?? []));
+  const stages = [
+    ['claim request -> claimed (HTTP claim, JWS verify)', 'claim', 'claimed'],
+    ['claimed -> rendered (render, QR proof, outbox row)', 'claimed', 'rendered'],
+    ['rendered -> sent (RENDERED delivered, turn, ~HS, send gate heartbeat, bytes)', 'rendered', 'printing'],
+    ['sent -> attested (printing, read-back)', 'printing', 'attested'],
+    ['attested -> scanned (scan trigger to read)', 'attested', 'scanned'],
+    ['scanned -> sealed (bundle signed, SEALED delivered)', 'scanned', 'sealed'],
+  ] as const;
   console.log(
     '  wall time per job, p50 (overlapping other labels): ' +
-      [
-        ['claim request -> claimed (HTTP claim, JWS verify)', 'claim', 'claimed'],
-        ['claimed -> rendered (render, QR proof, outbox row)', 'claimed', 'rendered'],
-        [
-          'rendered -> sent (RENDERED delivered, turn, ~HS, send gate heartbeat, bytes)',
-          'rendered',
-          'printing',
-        ],
-        ['sent -> attested (printing, read-back)', 'printing', 'attested'],
-        ['attested -> scanned (scan trigger to read)', 'attested', 'scanned'],
-        ['scanned -> sealed (bundle signed, SEALED delivered)', 'scanned', 'sealed'],
-      ]
-        .map(([what, a, b]) => `\n    ${stage(a!, b!).toFixed(0).padStart(5)} ms  ${what}`)
-        .join(''),
+      stages.map(([what, a, b]) => `\n    ${stage(a, b).toFixed(0).padStart(5)} ms  ${what}`).join(''),
+  );
+  // The label with the most agent time (what a p99 of 60 labels is): where its time went, stage by stage.
+  const agentTimeOf = (e: JobStepEvent) => e.timings!.totalMs - e.timings!.deviceMs - e.timings!.humanMs;
+  const slowest = measured.reduce((a, b) => (agentTimeOf(b) > agentTimeOf(a) ? b : a));
+  console.log(
+    `  the label with the most agent time (${agentTimeOf(slowest).toFixed(0)} ms; #${measured.indexOf(slowest) + 1} of ` +
+      `${measured.length}), wall time: ` +
+      stages.map(([, a, b]) => `${a} -> ${b} ${(stageOf(slowest, a, b) ?? NaN).toFixed(0)} ms`).join(', '),
   );
 }

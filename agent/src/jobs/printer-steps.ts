@@ -9,7 +9,10 @@ import type { RenderedLabel } from '../render/index.js';
 import { sleep } from '../util/time.js';
 import type { RunContext } from './run-context.js';
 
-/** Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. */
+/**
+ * Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. The wait is
+ * the printer's time, not the agent's (the job's `deviceMs`), like its status calls.
+ */
 export async function waitReady(run: RunContext): Promise<void> {
   const d = run.deps;
   const deadline = d.now() + d.printerConfig.readyTimeoutMs;
@@ -38,7 +41,7 @@ export async function waitReady(run: RunContext): Promise<void> {
         : new AgentError('PRINTER_NOT_READY', `${d.printerConfig.name} is not ready: ${why}`, {
             details: { errors: status!.errors },
           });
-    await sleep(d.notReadyRetryMs, run.signal);
+    await run.timed('device', () => sleep(d.notReadyRetryMs, run.signal));
   }
 }
 

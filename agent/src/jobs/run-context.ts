@@ -33,7 +33,7 @@ export interface JobTimings {
   /** From the claim request to the final step. */
   totalMs: number;
   /**
-   * Time the job waited on the printer (status, send, print to read-back) or the scanner. Results the outbox
+   * Time the job waited on the printer (status, until it is ready, send, print to read-back) or the scanner. Results the outbox
    * delivers meanwhile are off the critical path, as they are in production.
    */
   deviceMs: number;
