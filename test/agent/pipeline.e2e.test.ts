@@ -94,6 +94,7 @@ describe('the pipeline on one printer', () => {
     // The printer had the next format before the label ahead was out, never two ahead of the one printing.
     expect(events.indexOf('in 3')).toBeLessThan(events.indexOf('out 2'));
     expect(mostHeld()).toBe(2);
+    expect(floor!.agent!.status().printers.find((p) => p.name === name)!.printerWaitedAt).toBeNull();
     expect(atClaim).toHaveLength(6);
     expect(Math.max(...atClaim)).toBe(2);
   });
@@ -125,6 +126,9 @@ describe('the pipeline on one printer', () => {
       // Two labels not out and scanned at most until then; three at a claim after it.
       expect(Math.max(...atClaim.slice(0, 3))).toBe(2);
       expect(Math.max(...atClaim.slice(3))).toBe(3);
+      // The console's view of the printer says since when.
+      const view = agent.status().printers.find((p) => p.name === name)!;
+      expect(Date.parse(view.printerWaitedAt!)).toBeGreaterThan(sim.labels[0]!.printedAt.getTime());
     } finally {
       await proxy.close();
     }

@@ -37,6 +37,11 @@ export interface PrinterView {
   status: PrinterStatus | null;
   currentJob: { jobRef: string; attemptId: string; step: JobStep } | null;
   statusAt: string | null;
+  /**
+   * When the printer first waited for a label claimed behind one it was printing; from then on each next job is
+   * claimed as soon as the one before is sent (see LABELS_AHEAD). Null while it never has.
+   */
+  printerWaitedAt: string | null;
 }
 
 export interface PrinterWorkerOptions {
@@ -87,6 +92,7 @@ export class PrinterWorker {
   private readonly lane: PrintLane;
   /** Labels not out and scanned yet at which the next claim waits: LABELS_AHEAD, one more once the printer waited. */
   private labelsAhead = LABELS_AHEAD;
+  private printerWaitedAt: string | null = null;
   private status: PrinterStatus | null = null;
   private state: PrinterState = 'offline';
   private detail: string | null = null;
@@ -140,6 +146,7 @@ export class PrinterWorker {
         ? { jobRef: this.current.jobRef, attemptId: this.current.attemptId, step: this.current.step }
         : null,
       statusAt: this.statusAt,
+      printerWaitedAt: this.printerWaitedAt,
     };
   }
 
@@ -383,6 +390,8 @@ export class PrinterWorker {
     if (run.step !== 'printing' || this.lane.inFlight !== 1) return;
     if (ahead.step === 'failed' || ahead.step === 'abandoned') return;
     this.labelsAhead = LABELS_AHEAD + 1;
+    this.printerWaitedAt = new Date(this.opts.now()).toISOString();
+    this.opts.onView(this.view());
     this.log.warn(
       { jobRef: run.jobRef },
       'the printer was empty when this label reached it; claiming each next job as soon as the one before is sent from now on',

@@ -89,6 +89,15 @@ function printerCard(p, job) {
       h('dd', { text: p.nfc ? 'encoder fitted' : 'no' }),
       h('dt', { text: 'Scanner' }),
       h('dd', { text: p.scanner ? 'fitted' : 'none (scan at the console)' }),
+      ...(p.printerWaitedAt
+        ? [
+            h('dt', { text: 'Next job' }),
+            h('dd', {
+              'data-role': 'claims-early',
+              text: `claimed as soon as the label before is sent, since the printer waited for a label at ${time(p.printerWaitedAt)}`,
+            }),
+          ]
+        : []),
     ),
     job
       ? h(

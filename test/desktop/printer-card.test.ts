@@ -1,0 +1,80 @@
+/**
+ * The console's printer card in headless Chromium, against the page the agent serves with a backend that
+ * answers a fixed status: a printer whose worker claims one label earlier since the printer waited for a label
+ * says so, and one that never waited says nothing of it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { silentLogger, startConsoleServer, type ConsoleBackend, type ConsoleServer } from '@dpp/agent';
+import { launchChromium } from '../support/chromium.js';
+
+const WAITED_AT = '2026-11-28T09:41:07.000Z';
+
+function printer(name: string, printerWaitedAt: string | null) {
+  return {
+    name,
+    language: 'zpl',
+    transport: 'serial',
+    target: `/dev/pts/${name.length}`,
+    rfid: true,
+    nfc: false,
+    scanner: '/dev/pts/9',
+    state: 'ready',
+    detail: null,
+    status: null,
+    currentJob: null,
+    statusAt: WAITED_AT,
+    printerWaitedAt,
+  };
+}
+
+const backend: ConsoleBackend = {
+  status: () => ({
+    agentVersion: '0.0.0-test',
+    startedAt: WAITED_AT,
+    device: { id: 'dev_1', name: 'line-1', tenantId: 'ten_1', site: null },
+    connections: {
+      controlPlane: { url: 'http://127.0.0.1:9', reachable: true },
+      mqtt: { state: 'connected' },
+    },
+    printers: [printer('zebra-1', WAITED_AT), printer('zebra-2', null)],
+    jobs: { current: [], recent: [] },
+    outbox: { pending: 0, delivered: 0, rejected: 0 },
+  }),
+  job: () => null,
+  preview: () => null,
+  currentAttempt: () => null,
+  attest: () => undefined,
+  fail: () => undefined,
+  reprint: () => undefined,
+  scan: () => undefined,
+  subscribe: () => () => undefined,
+};
+
+describe('the console printer card', () => {
+  let server: ConsoleServer;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    server = await startConsoleServer({ backend, host: '127.0.0.1', port: 0, log: silentLogger });
+    browser = await launchChromium();
+    page = await browser.newPage({ timezoneId: 'UTC' });
+    page.on('pageerror', (err) => pageErrors.push(err.message));
+    await page.goto(`${server.url}/`);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('says when the printer waited for a label and that the next job is claimed earlier since', async () => {
+    const note = page.locator('[data-printer="zebra-1"] [data-role="claims-early"]');
+    await expect.poll(() => note.textContent()).toContain('claimed as soon as the label before is sent');
+    expect(await note.textContent()).toContain('09:41:07');
+    await expect.poll(() => page.locator('[data-printer="zebra-2"]').count()).toBe(1);
+    expect(await page.locator('[data-printer="zebra-2"] [data-role="claims-early"]').count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  });
+});
