@@ -57,43 +57,29 @@ export class JobRun {
   private sealedRow: number | null = null;
   /** What the steps in their own modules see of this run; made once its lease keeper runs. */
   private ctx!: RunContext;
-  private markSent!: () => void;
-  private labelSent = false;
+  private readonly labelSent = new Latch();
   /**
    * Settles once the label was handed to the printer (or the run ended before): from then on the printer's
    * worker may claim the next job and have it ready behind this one.
    */
-  readonly sent: Promise<void> = new Promise(
-    (resolve) =>
-      (this.markSent = () => {
-        this.labelSent = true;
-        resolve();
-      }),
-  );
+  readonly sent: Promise<void> = this.labelSent.promise;
 
   /** The label was handed to the printer, or the run ended: see `sent`. */
   get hasSent(): boolean {
-    return this.labelSent;
+    return this.labelSent.settled;
   }
 
-  private labelCleared = false;
-  private markCleared!: () => void;
+  private readonly labelCleared = new Latch();
   /**
    * Settles once the label is out and scanned (the printer's evidence or a person's attestation, then the
    * scanner's read or one entered at the console), or the run ended before: from then on it no longer holds
    * one of the printer's places (one label printing, one behind it).
    */
-  readonly cleared: Promise<void> = new Promise(
-    (resolve) =>
-      (this.markCleared = () => {
-        this.labelCleared = true;
-        resolve();
-      }),
-  );
+  readonly cleared: Promise<void> = this.labelCleared.promise;
 
   /** The label is out and scanned, or the run ended: see `cleared`. */
   get isCleared(): boolean {
-    return this.labelCleared;
+    return this.labelCleared.settled;
   }
 
   constructor(
@@ -197,8 +183,8 @@ export class JobRun {
     try {
       return await this.runSteps();
     } finally {
-      this.markSent();
-      this.markCleared();
+      this.labelSent.settle();
+      this.labelCleared.settle();
     }
   }
 
@@ -277,7 +263,7 @@ export class JobRun {
     } finally {
       this.deps.lane.settle(this.ctx.ticket);
       this.deps.lane.scanned(this.attemptId);
-      this.markSent();
+      this.labelSent.settle();
       lease.stop();
       offRejected();
     }
@@ -318,7 +304,7 @@ export class JobRun {
       this.report('SPOOL_SUBMITTED', spool);
       this.setStep('printing');
     }
-    this.markSent();
+    this.labelSent.settle();
     let attestation = done.attestation;
     if (!attestation) {
       attestation = await attestPrint(this.ctx, rendered, claims, {
@@ -337,7 +323,7 @@ export class JobRun {
       }
       this.report('SCAN_VERIFIED', scan);
     }
-    this.markCleared();
+    this.labelCleared.settle();
     this.setStep('scanned');
 
     this.setStep('sealing');
@@ -422,6 +408,22 @@ export class JobRun {
     const left = Math.max(1000, Math.min(15_000, (this.lease?.leaseExpiresAt ?? 0) - this.deps.now()));
     await Promise.race([this.deps.outbox.settled(id), sleep(left)]).catch(() => undefined);
     return 'failed';
+  }
+}
+
+/** A promise settled once, that also says whether it has been. */
+class Latch {
+  private done = false;
+  private resolve!: () => void;
+  readonly promise = new Promise<void>((resolve) => (this.resolve = resolve));
+
+  get settled(): boolean {
+    return this.done;
+  }
+
+  settle(): void {
+    this.done = true;
+    this.resolve();
   }
 }
 
