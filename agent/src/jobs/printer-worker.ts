@@ -4,7 +4,8 @@
  * the one that started printing then, long before that one is out (`jobs.pipelineDepth` jobs at once, 3 by
  * default: one out and being scanned or sealed, one printing, one queued behind it or being prepared; the
  * printer's lane, print-lane.ts, keeps the order and at most one format queued ahead). Only one job is ever
- * being prepared at a time, and at most two labels are not out and scanned yet. It sleeps until an MQTT notice wakes it, or polls: every
+ * being prepared at a time, and at most two labels are not out and scanned yet (three once the printer waited
+ * for one: see LABELS_AHEAD). It sleeps until an MQTT notice wakes it, or polls: every
  * `poll.intervalMs` while the broker is unreachable, every `poll.idleIntervalMs` while it is up (a missed
  * notice loses nothing). A printer that is not ready is never claimed for. An attempt the agent left
  * unfinished on this printer (it stopped or crashed) is resumed before anything new is claimed, as long as
@@ -299,7 +300,10 @@ export class PrinterWorker {
     await Promise.all([...this.finishing]);
   }
 
-  /** Runs the job beside the others in progress; the loop wakes when its label is sent and when it ends. */
+  /**
+   * Runs the job beside the others in progress; the loop wakes when its label is sent, when it is out and scanned,
+   * and when the job ends.
+   */
   private startJob(claimed: RunStart, claimStartedAt: number, resume?: Resume, behind?: JobRun): void {
     const done = this.runJob(claimed, claimStartedAt, resume, behind)
       .catch((err: unknown) => this.log.error({ err }, 'job run died'))
