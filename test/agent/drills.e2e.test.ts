@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
-import { openAgentDatabase, type OutboxRow } from '@dpp/agent';
+import { openAgentDatabase, type JobStepEvent, type OutboxRow } from '@dpp/agent';
 import { startFloor, type Floor, type FloorPrinter } from './support/floor.js';
 import {
   jobDetail,
@@ -85,6 +85,28 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
     expect(await failureReasons(t, key, o)).toEqual(['print_timeout']);
     expect([...o.goodLabels.values()].every((n) => n === 1)).toBe(true); // the cancelled format never printed
     expect(sim.labels).toHaveLength(8);
+  });
+
+  it('printer paused as a claimed job comes to it: the job waits at the send gate, and the wait is the printer time', async () => {
+    const { product, name, floor } = await setUp(1);
+    const sim = floor.printers[name]!;
+    // Paused the moment the job is claimed, for 2 s: the job renders, then waits for the printer at its gate.
+    const steps: JobStepEvent[] = [];
+    floor.agent!.events.on('job', (e) => {
+      steps.push(e);
+      if (e.step !== 'claimed') return;
+      sim.faults.set('paused', true);
+      setTimeout(() => sim.faults.set('paused', false), 2000);
+    });
+    await queue(product, name);
+    await waitFinished(t, key, product, 60_000);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(1);
+    expect(steps.map((e) => e.step)).toContain('waiting_printer');
+    // Of the 2 s paused, what the job spent after rendering is its printer time, not the agent's (the status
+    // calls alone, a print and a scan on an instant simulator, come nowhere near 1 s).
+    const sealed = steps.find((e) => e.step === 'sealed')!;
+    expect(sealed.timings!.deviceMs).toBeGreaterThanOrEqual(1000);
   });
 
   it('RFID void tag: VOID labels, the held format cancelled, the job printed again after the operator clears', async () => {

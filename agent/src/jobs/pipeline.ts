@@ -28,7 +28,7 @@ import { AgentError, toAgentError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Settlement } from '../outbox/index.js';
 import { renderLabel, type RenderedLabel } from '../render/index.js';
-import { abortReason, sleep } from '../util/time.js';
+import { abortReason, deferred, sleep } from '../util/time.js';
 import { signEvidenceBundle } from './evidence-bundle.js';
 import { failureOf, jobFailure } from './failures.js';
 import { LeaseKeeper, isLeaseLost } from './lease.js';
@@ -414,8 +414,8 @@ export class JobRun {
 /** A promise settled once, that also says whether it has been. */
 class Latch {
   private done = false;
-  private resolve!: () => void;
-  readonly promise = new Promise<void>((resolve) => (this.resolve = resolve));
+  private readonly gate = deferred<void>();
+  readonly promise = this.gate.promise;
 
   get settled(): boolean {
     return this.done;
@@ -423,7 +423,7 @@ class Latch {
 
   settle(): void {
     this.done = true;
-    this.resolve();
+    this.gate.resolve();
   }
 }
 

@@ -21,13 +21,17 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
   const sockets = new Set<net.Socket>();
   let cut = false;
   let stalledUntil = 0;
-  const held = new Set<() => void>();
   const server = net.createServer((client) => {
     if (cut) return void client.destroy();
     const upstream = net.connect(targetPort, targetHost);
     sockets.add(client);
     sockets.add(upstream);
+    // Answers go through a queue while a stall holds them, and out later in their order.
+    const queue: Buffer[] = [];
+    let release: NodeJS.Timeout | null = null;
+    let ended = false;
     const drop = () => {
+      if (release) clearTimeout(release);
       client.destroy();
       upstream.destroy();
       sockets.delete(client);
@@ -36,21 +40,20 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     client.on('error', drop).on('close', drop);
     upstream.on('error', drop).on('close', drop);
     client.pipe(upstream);
-    // Answers go through a queue, so a stall holds them and lets them out later in their order.
-    const queue: Buffer[] = [];
     const flush = () => {
-      held.delete(flush);
+      release = null;
       for (const chunk of queue.splice(0)) client.write(chunk);
+      if (ended) client.end();
     };
     upstream.on('data', (chunk: Buffer) => {
-      if (Date.now() >= stalledUntil && queue.length === 0) return void client.write(chunk);
+      if (release === null && Date.now() >= stalledUntil) return void client.write(chunk);
       queue.push(chunk);
-      if (!held.has(flush)) {
-        held.add(flush);
-        setTimeout(flush, Math.max(0, stalledUntil - Date.now()));
-      }
+      release ??= setTimeout(flush, Math.max(0, stalledUntil - Date.now()));
     });
-    upstream.on('end', () => client.end());
+    upstream.on('end', () => {
+      ended = true;
+      if (release === null) client.end();
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
@@ -73,7 +76,6 @@ export async function startProxy(targetPort: number, targetHost = '127.0.0.1'): 
     },
     close: async () => {
       for (const s of sockets) s.destroy();
-      for (const flush of [...held]) held.delete(flush);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
