@@ -5,6 +5,7 @@
 export { startPrinter, type StartPrinterOptions, type PrinterHandle } from './printer/start-printer.js';
 export type { PrintedLabel, PrinterEvents } from './printer/types.js';
 export {
+  FAST_RFID_PRINTER_MECHANICS,
   RFID_PRINTER_MECHANICS,
   encodeMs,
   labelMs,

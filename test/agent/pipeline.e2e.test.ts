@@ -7,7 +7,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
-import type { PrinterMechanics } from '@dpp/firmware-sim';
+import { FAST_RFID_PRINTER_MECHANICS, type PrinterMechanics } from '@dpp/firmware-sim';
 import { startFloor, type Floor } from './support/floor.js';
 import { printableProduct, queueJobs, type PrintableProduct } from './support/journey.js';
 import { checkOutcomes, failureReasons, waitFinished } from './support/outcomes.js';
@@ -97,6 +97,32 @@ describe('the pipeline on one printer', () => {
     expect(floor!.agent!.status().printers.find((p) => p.name === name)!.printerWaitedAt).toBeNull();
     expect(atClaim).toHaveLength(6);
     expect(Math.max(...atClaim)).toBe(2);
+  });
+
+  it('a printer at eight labels a second: every label read by the scanner before the next comes out over it', async () => {
+    const { product, name, sim, events } = await setUp(12, {}, true, FAST_RFID_PRINTER_MECHANICS);
+    const agent = floor!.agent!;
+    // A label the scanner missed (the next one out over it) waits for a person at the console: none may.
+    const atConsole: string[] = [];
+    agent.events.on('job', (e) => e.step === 'awaiting_scan' && atConsole.push(e.jobRef));
+    const answered = new Set<string>();
+    const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
+    try {
+      await queue(product, name);
+      await waitFinished(t, key, product, 90_000);
+    } finally {
+      clearInterval(supervisor);
+    }
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(12);
+    expect([...o.goodLabels.values()]).toEqual(Array(12).fill(1));
+    expect(sim.labels.map((l) => l.content!.split('/21/')[1])).toEqual(product.serials);
+    expect(atConsole).toEqual([]);
+    // The first label went alone: no scan measured yet (whether the next ones queue depends on this machine).
+    expect(events.indexOf('out 1')).toBeLessThan(events.indexOf('in 2'));
+    const view = agent.status().printers.find((p) => p.name === name)!;
+    expect(view.scanWindow.labelMs).toBeGreaterThanOrEqual(100);
+    expect(view.scanWindow.scanMs).toBeGreaterThan(0);
   });
 
   it('once the printer waited for a label, the next job is claimed as soon as the one before is sent', async () => {

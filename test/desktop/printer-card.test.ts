@@ -1,7 +1,7 @@
 /**
  * The console's printer card in headless Chromium, against the page the agent serves with a backend that
  * answers a fixed status: a printer whose worker claims one label earlier since the printer waited for a label
- * says so, and one that never waited says nothing of it.
+ * says so, and one that never waited says nothing of it; each says how its scanner's window is used.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -10,7 +10,11 @@ import { launchChromium } from '../support/chromium.js';
 
 const WAITED_AT = '2026-11-28T09:41:07.000Z';
 
-function printer(name: string, printerWaitedAt: string | null) {
+function printer(
+  name: string,
+  printerWaitedAt: string | null,
+  scanWindow = { labelMs: 473, scanMs: 21, queuesAhead: true },
+) {
   return {
     name,
     language: 'zpl',
@@ -25,6 +29,7 @@ function printer(name: string, printerWaitedAt: string | null) {
     currentJob: null,
     statusAt: WAITED_AT,
     printerWaitedAt,
+    scanWindow,
   };
 }
 
@@ -37,7 +42,10 @@ const backend: ConsoleBackend = {
       controlPlane: { url: 'http://127.0.0.1:9', reachable: true },
       mqtt: { state: 'connected' },
     },
-    printers: [printer('zebra-1', WAITED_AT), printer('zebra-2', null)],
+    printers: [
+      printer('zebra-1', WAITED_AT),
+      printer('zebra-2', null, { labelMs: 100, scanMs: 60.4, queuesAhead: false }),
+    ],
     jobs: { current: [], recent: [] },
     outbox: { pending: 0, delivered: 0, rejected: 0 },
   }),
@@ -76,5 +84,15 @@ describe('the console printer card', () => {
     await expect.poll(() => page.locator('[data-printer="zebra-2"]').count()).toBe(1);
     expect(await page.locator('[data-printer="zebra-2"] [data-role="claims-early"]').count()).toBe(0);
     expect(pageErrors).toEqual([]);
+  });
+
+  it('says whether the next label waits in the printer or until the one before is read, and why', async () => {
+    const window = (name: string) => page.locator(`[data-printer="${name}"] [data-role="scan-window"]`);
+    await expect
+      .poll(() => window('zebra-1').textContent())
+      .toBe('next label queued behind the one printing (scan 21 ms of a 473 ms label)');
+    expect(await window('zebra-2').textContent()).toBe(
+      'each label sent once the one before is read (scan 60 ms of a 100 ms label)',
+    );
   });
 });

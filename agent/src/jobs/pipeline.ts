@@ -53,6 +53,9 @@ export class JobRun {
   private readonly startedAt: number;
   private deviceMs = 0;
   private humanMs = 0;
+  /** Device waits in progress (the scanner may read while the printer is asked its status), and since when. */
+  private deviceWaits = 0;
+  private deviceSince = 0;
   /** Set once SEALED is queued: from then on the outbox finishes the job, whatever happens here. */
   private sealedRow: number | null = null;
   /** What the steps in their own modules see of this run; made once its lease keeper runs. */
@@ -80,6 +83,11 @@ export class JobRun {
   /** The label is out and scanned, or the run ended: see `cleared`. */
   get isCleared(): boolean {
     return this.labelCleared.settled;
+  }
+
+  /** The lane held this run's label until the printer was empty (the scanner's window, print-lane.ts). */
+  get heldForScan(): boolean {
+    return this.ctx?.ticket?.heldForScan ?? false;
   }
 
   constructor(
@@ -136,14 +144,15 @@ export class JobRun {
     this.log.info({ step, detail }, 'job step');
   }
 
-  /** Runs `fn` and counts its time as device (or human) time. */
+  /** Runs `fn` and counts its time as device (or human) time; device waits that overlap count once. */
   private async timed<T>(kind: 'device' | 'human', fn: () => Promise<T>): Promise<T> {
     const t0 = this.deps.now();
+    if (kind === 'device' && this.deviceWaits++ === 0) this.deviceSince = t0;
     try {
       return await fn();
     } finally {
-      if (kind === 'device') this.deviceMs += this.deps.now() - t0;
-      else this.humanMs += this.deps.now() - t0;
+      if (kind === 'human') this.humanMs += this.deps.now() - t0;
+      else if (--this.deviceWaits === 0) this.deviceMs += this.deps.now() - this.deviceSince;
     }
   }
 
@@ -238,6 +247,7 @@ export class JobRun {
       log: this.log,
       lease,
       ticket: this.resume?.sent ?? null,
+      firstRead: null,
       step: () => this.currentStep,
       setStep: (step, detail) => this.setStep(step, detail),
       timed: (kind, fn) => this.timed(kind, fn),

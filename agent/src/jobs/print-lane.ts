@@ -14,6 +14,14 @@
  *   in flight learns its fate: `unstarted` when the printer was stopped at the cancel (a stopped printer
  *   starts nothing, so a format still counted then never came out and may be sent again), `unknown`
  *   otherwise (it may be printing: only its own read-back, or a supervisor, can say).
+ * - **The scanner's window.** The scanner over the exit reads label N only until N+1 comes out over it. On a
+ *   printer with a scanner, a format is queued behind the one printing only while the window fits: of the
+ *   last eight scans (from the label out to its read), the slowest but one took at most half the shortest of
+ *   the last eight labels (from the start of its print to out), and none of them missed its window (read only
+ *   after the next label came out). One slow scan in eight is forgiven (a pause of the process, the first
+ *   label of a cold one); two are not. Until the first label was out and read, and while the window does not
+ *   fit, the next format waits until the printer is empty and the label before it is read: slower, and no
+ *   label goes out unread on the lane's say.
  */
 import type { PrinterStatus } from '@dpp/shared';
 import { AgentError } from '../errors.js';
@@ -32,11 +40,21 @@ export interface LaneTicket {
   readonly perLabel: boolean;
   /** Set when another run's `~JA` hit this format; see {@link CancelFate}. */
   cancelled: CancelFate | null;
+  /**
+   * It waited for its turn while a label was printing and the scanner's window did not fit: it was sent only
+   * once the printer was empty.
+   */
+  readonly heldForScan?: boolean;
 }
 
 interface Ticket extends LaneTicket {
   onCancel: Set<(fate: CancelFate) => void>;
+  /** When its last byte was written. */
+  sentAt?: number;
 }
+
+/** How many labels and scans the scanner's window is judged on. */
+const WINDOW_SAMPLES = 8;
 
 export class PrintLane {
   private readonly tickets: Ticket[] = [];
@@ -50,13 +68,51 @@ export class PrintLane {
   private readonly unscanned = new Set<string>();
   /** The links of the last formats sent, newest last: what a scanner may see instead of an older label. */
   private readonly sentLinks: Array<{ seq: number; link: string; epc?: string | undefined }> = [];
+  /** When the last label came out, and when each label out and not read by the scanner yet did. */
+  private lastOutAt: number | null = null;
+  private readonly outAt = new Map<string, number>();
+  /** The last labels' times from the start of their print to out, and the last scans' from out to read. */
+  private readonly labelTimes: number[] = [];
+  private readonly scanTimes: number[] = [];
+  /** Scans still to come before the window may open again, after one that missed it. */
+  private scansHeld = 0;
 
   constructor(
     private readonly printer: PrinterDriver,
     /** Whether a format may be queued behind one still printing (see the module comment). */
     readonly queueAhead: boolean,
     private readonly log: Logger,
+    /** A scanner over the exit reads each label as it comes out (the window of the module comment). */
+    private readonly scansAtExit = false,
+    private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * Whether the next format may go behind one printing now: on a printer that queues, and, with a scanner
+   * over the exit, while the scanner's window fits (the module comment).
+   */
+  get queuesNow(): boolean {
+    if (!this.queueAhead) return false;
+    if (!this.scansAtExit) return true;
+    const { labelMs, scanMs } = this.judged();
+    return labelMs !== null && scanMs !== null && this.scansHeld === 0 && 2 * scanMs <= labelMs;
+  }
+
+  /**
+   * The figures the window is judged on, for the console: the shortest of the last labels, the slowest but one
+   * of the last scans (the slowest while there is one), and whether the next format may queue.
+   */
+  get window(): { labelMs: number | null; scanMs: number | null; queuesAhead: boolean } {
+    return { ...this.judged(), queuesAhead: this.queuesNow };
+  }
+
+  private judged(): { labelMs: number | null; scanMs: number | null } {
+    const slowest = [...this.scanTimes].sort((a, b) => b - a);
+    return {
+      labelMs: this.labelTimes.length > 0 ? Math.min(...this.labelTimes) : null,
+      scanMs: slowest[1] ?? slowest[0] ?? null,
+    };
+  }
 
   /** Formats in the printer that are not settled yet. */
   get inFlight(): number {
@@ -109,8 +165,10 @@ export class PrintLane {
     const resent = this.sentLinks.some((x) => x.link === link);
     const me = { attemptId, rank: resent ? -1 : ++this.arrivals };
     this.senders.push(me);
+    let heldForScan = false;
     try {
       await this.until(() => {
+        if (this.tickets.length > 0 && this.queueAhead && !this.queuesNow) heldForScan = true;
         if (this.busy || !this.mayQueue(attemptId, perLabel)) return false;
         const first = this.senders.reduce((a, b) => (b.rank < a.rank ? b : a));
         return first === me;
@@ -127,6 +185,7 @@ export class PrintLane {
         seq: ++this.lastSeq,
         perLabel,
         cancelled: null,
+        heldForScan,
         onCancel: new Set(),
       };
       this.tickets.push(ticket);
@@ -134,7 +193,9 @@ export class PrintLane {
       this.sentLinks.push({ seq: ticket.seq, link, epc: epc?.toUpperCase() });
       if (this.sentLinks.length > 16) this.sentLinks.shift();
       try {
-        return { ticket, result: await write(ticket) };
+        const result = await write(ticket);
+        ticket.sentAt = this.now();
+        return { ticket, result };
       } catch (err) {
         // The caller decides (it may be out); the ticket stays until it settles it.
         (err as { laneTicket?: LaneTicket }).laneTicket = ticket;
@@ -147,15 +208,53 @@ export class PrintLane {
   }
 
   /**
-   * No label out and still waiting for its scan (the scanner over the exit reads the last label out: the next
-   * one must not cover it); and nothing in the printer, or one format printing, both with per-label evidence,
-   * on a printer that may queue.
+   * Into an empty printer, a format starts at once and comes out over the last label out: only once that one
+   * is scanned (the scanner over the exit reads the last label out). Behind one format printing, both with
+   * per-label evidence, on a printer that may queue and while the scanner's window fits: the one printing comes
+   * out over the last label out first, whatever is sent now.
    */
   private mayQueue(attemptId: string, perLabel: boolean): boolean {
-    const inPrinter = new Set(this.tickets.map((t) => t.attemptId));
-    for (const a of this.unscanned) if (a !== attemptId && !inPrinter.has(a)) return false;
-    if (this.tickets.length === 0) return true;
-    return this.queueAhead && perLabel && this.tickets.length === 1 && this.tickets[0]!.perLabel;
+    if (this.tickets.length === 0) {
+      for (const a of this.unscanned) if (a !== attemptId) return false;
+      return true;
+    }
+    return this.queuesNow && perLabel && this.tickets.length === 1 && this.tickets[0]!.perLabel;
+  }
+
+  /**
+   * The printer says `ticket`'s label is out (its read-back): it is settled, and the format behind it, if
+   * any, is printing. Its print started when it was sent, or when the label ahead of it came out if that was
+   * later: the time since is one label's.
+   */
+  out(ticket: LaneTicket | null): void {
+    const t = ticket as Ticket | null;
+    if (!t || !this.tickets.includes(t)) return;
+    const at = this.now();
+    if (t.sentAt !== undefined) sample(this.labelTimes, at - Math.max(t.sentAt, this.lastOutAt ?? -Infinity));
+    this.lastOutAt = at;
+    if (this.scansAtExit) this.outAt.set(t.attemptId, at);
+    this.settle(t);
+  }
+
+  /**
+   * The scanner over the exit read `attemptId`'s label, or a later one over it: the time since it came out is
+   * one scan's, and if another label came out meanwhile, that scan missed its window.
+   */
+  scannerRead(attemptId: string): void {
+    const at = this.outAt.get(attemptId);
+    if (at === undefined) return;
+    this.outAt.delete(attemptId);
+    sample(this.scanTimes, this.now() - at);
+    if (this.lastOutAt === null || this.lastOutAt <= at) this.scansHeld = Math.max(0, this.scansHeld - 1);
+    else {
+      // Missed: the window stays shut for the next eight scans.
+      this.scansHeld = WINDOW_SAMPLES;
+      this.log.warn(
+        { attemptId },
+        'the next label came out before this one was read; the next eight labels each wait for the one before to be read',
+      );
+    }
+    this.changed();
   }
 
   /**
@@ -222,6 +321,7 @@ export class PrintLane {
 
   /** The label was scanned (or its run ended): the printer may put out the next. */
   scanned(attemptId: string): void {
+    this.outAt.delete(attemptId);
     if (this.unscanned.delete(attemptId)) this.changed();
   }
 
@@ -292,4 +392,10 @@ function cancelledError(t: LaneTicket): AgentError {
     'the printer dropped this format before it started (another attempt cancelled what it held)',
     { details: { attemptId: t.attemptId } },
   );
+}
+
+/** Keeps the last {@link WINDOW_SAMPLES} figures. */
+function sample(xs: number[], x: number): void {
+  xs.push(x);
+  if (xs.length > WINDOW_SAMPLES) xs.shift();
 }

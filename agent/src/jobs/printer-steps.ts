@@ -8,6 +8,7 @@ import type { Completion } from '../printers/index.js';
 import type { RenderedLabel } from '../render/index.js';
 import { sleep } from '../util/time.js';
 import type { RunContext } from './run-context.js';
+import { readWhenOut } from './scan-step.js';
 
 /**
  * Refuses to go on while the printer is out of paper, open, paused or silent; waits a while for it. The wait is
@@ -98,6 +99,10 @@ function completion(
     sentLater: (epc) => d.lane.epcSentLaterThan(run.ticket, epc),
     sentLaterLink: (uri) => d.lane.sentLaterThan(run.ticket, uri),
     onStatus: (s) => d.onPrinterStatus(s, run.jobRef),
+    onOut: () => {
+      d.lane.out(run.ticket);
+      readWhenOut(run);
+    },
   });
 }
 

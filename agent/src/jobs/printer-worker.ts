@@ -43,6 +43,12 @@ export interface PrinterView {
    * claimed as soon as the one before is sent (see LABELS_AHEAD). Null while it never has.
    */
   printerWaitedAt: string | null;
+  /**
+   * With a scanner over the exit: the shortest of the last labels (start of print to out) and the slowest of
+   * the last scans (out to read), and whether the next format is queued behind the one printing (the scan fits
+   * in half a label) or held until the printer is empty. Null figures until the first label is out and read.
+   */
+  scanWindow: { labelMs: number | null; scanMs: number | null; queuesAhead: boolean };
 }
 
 export interface PrinterWorkerOptions {
@@ -109,6 +115,8 @@ export class PrinterWorker {
       opts.driver,
       opts.driver.twoWay && (opts.config.rfid || opts.config.nfc),
       this.log,
+      !!opts.config.scanner && !!opts.pipeline.scanner,
+      opts.now,
     );
   }
 
@@ -148,6 +156,7 @@ export class PrinterWorker {
         : null,
       statusAt: this.statusAt,
       printerWaitedAt: this.printerWaitedAt,
+      scanWindow: this.lane.window,
     };
   }
 
@@ -391,7 +400,8 @@ export class PrinterWorker {
    */
   private noteWaited(run: JobRun, ahead: JobRun): void {
     if (this.labelsAhead > LABELS_AHEAD || !this.lane.queueAhead) return;
-    if (run.step !== 'printing' || this.lane.inFlight !== 1) return;
+    // An empty printer is no news when the lane held the label for it (the scanner's window).
+    if (run.step !== 'printing' || this.lane.inFlight !== 1 || run.heldForScan) return;
     if (ahead.step === 'failed' || ahead.step === 'abandoned') return;
     this.labelsAhead = LABELS_AHEAD + 1;
     this.printerWaitedAt = new Date(this.opts.now()).toISOString();

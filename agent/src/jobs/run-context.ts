@@ -11,7 +11,7 @@ import type { DeviceKey } from '../identity/index.js';
 import type { Logger } from '../log.js';
 import type { Outbox } from '../outbox/index.js';
 import type { PrinterDriver } from '../printers/index.js';
-import type { Scanner } from '../scanners/index.js';
+import type { ScanRead, Scanner } from '../scanners/index.js';
 import type { HumanGate } from './human-gate.js';
 import type { JobJournal } from './journal.js';
 import type { LeaseKeeper } from './lease.js';
@@ -80,6 +80,8 @@ export interface RunContext {
   readonly lease: LeaseKeeper;
   /** This run's format in the printer's lane, from the first byte sent until it is settled. */
   ticket: LaneTicket | null;
+  /** The scanner's read of the label, started the moment the printer said it was out (scan-step.ts). */
+  firstRead: Promise<ScanRead> | null;
   /** The step the run is at. */
   step(): JobStep;
   setStep(step: JobStep, detail?: string): void;

@@ -40,6 +40,28 @@ export async function scanLabel(
   return checkScan(read, { scanner, claims, rfid: rendered.rfid, expected, config, at: new Date(d.now()) });
 }
 
+/**
+ * The printer says the label is out: the scanner over the exit reads it at once, while the agent still asks
+ * the printer's status and reports the print (the next label may come out over it a label's time later).
+ * `scanLabel` takes this read as its first. Only where the device attests its own prints: a supervisor's
+ * attestation comes before the scan.
+ */
+export function readWhenOut(run: RunContext): void {
+  const d = run.deps;
+  if (!d.scanner || !d.printerConfig.scanner || d.printerConfig.attestation !== 'auto') return;
+  if (run.firstRead) return;
+  run.firstRead = readOnce(run);
+  run.firstRead.catch(() => undefined); // awaited by scanLabel, or dropped with the run
+}
+
+/** One read by the printer's scanner; the first one of a label tells the lane how long a scan takes. */
+function readOnce(run: RunContext): Promise<ScanRead> {
+  const config = run.deps.printerConfig.scanner!;
+  return run
+    .timed('device', () => run.deps.scanner!.scan({ timeoutMs: config.timeoutMs, signal: run.signal }))
+    .finally(() => run.deps.lane.scannerRead(run.attemptId));
+}
+
 async function scannerRead(
   run: RunContext,
   expected: LabelCarrier[],
@@ -47,9 +69,9 @@ async function scannerRead(
   const scanner = run.deps.scanner!;
   const config = run.deps.printerConfig.scanner!;
   run.setStep('scanning');
-  const once = () =>
-    run.timed('device', () => scanner.scan({ timeoutMs: config.timeoutMs, signal: run.signal }));
-  let read = await once();
+  const once = () => readOnce(run);
+  let read = await (run.firstRead ?? once());
+  run.firstRead = null;
   // Read again while a symbol of the label is missing (NOREAD, or a DataMatrix the scanner did not get).
   const incomplete = (r: ScanRead) =>
     r.symbol === null || missingSymbols(symbolCarriers(r), expected).length > 0;

@@ -22,6 +22,11 @@ export interface CompletionOptions {
   sentLaterLink?: ((uri: string) => boolean) | undefined;
   /** Every status seen while waiting (for MQTT and the console). */
   onStatus?: ((status: PrinterStatus) => void) | undefined;
+  /**
+   * The printer's own evidence says this label is out (its read-back answered as expected), before the
+   * status asked after it: the scanner over the exit may read it from now on.
+   */
+  onOut?: (() => void) | undefined;
 }
 
 /** What the printer itself says about a label after it was sent. */

@@ -227,6 +227,7 @@ export class ZplPrinter implements PrinterDriver {
         const epcOk = expectedEpc === undefined || label.epc === expectedEpc;
         const uriOk = expectedUri === undefined || label.uri === expectedUri;
         if (epcOk && uriOk) {
+          o.onOut?.();
           watcher.abort();
           await watch;
           const statusAfter = await this.status().catch(() => null);

@@ -89,6 +89,9 @@ function printerCard(p, job) {
       h('dd', { text: p.nfc ? 'encoder fitted' : 'no' }),
       h('dt', { text: 'Scanner' }),
       h('dd', { text: p.scanner ? 'fitted' : 'none (scan at the console)' }),
+      ...(p.scanner && p.rfid && p.scanWindow
+        ? [h('dt', { text: 'Scan window' }), scanWindow(p.scanWindow)]
+        : []),
       ...(p.printerWaitedAt
         ? [
             h('dt', { text: 'Next job' }),
@@ -115,6 +118,24 @@ function printerCard(p, job) {
       : h('p', { class: 'current note', text: 'No job on this printer.' }),
     h('p', { class: 'updated', 'data-role': 'updated' }),
   );
+}
+
+/**
+ * Whether the next format waits in the printer behind the label printing, or until the printer is empty: the
+ * scanner over the exit must read each label before the next comes out over it.
+ * @param {PrinterView['scanWindow']} w
+ */
+function scanWindow(w) {
+  const figures =
+    w.labelMs === null || w.scanMs === null
+      ? 'measured on the first label'
+      : `scan ${Math.round(w.scanMs)} ms of a ${Math.round(w.labelMs)} ms label`;
+  return h('dd', {
+    'data-role': 'scan-window',
+    text: w.queuesAhead
+      ? `next label queued behind the one printing (${figures})`
+      : `each label sent once the one before is read (${figures})`,
+  });
 }
 
 /** The printer cards; a printer whose state changed is said aloud. */

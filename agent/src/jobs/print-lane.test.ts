@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../log.js';
+import type { PrinterDriver } from '../printers/index.js';
+import { PrintLane, type LaneTicket } from './print-lane.js';
+
+/** A lane on a printer that queues (per-label read-backs), with a clock the test moves. */
+function laneOf(scansAtExit: boolean) {
+  let now = 0;
+  const lane = new PrintLane({} as PrinterDriver, true, silentLogger, scansAtExit, () => now);
+  const signal = new AbortController().signal;
+  const sent = new Map<string, LaneTicket>();
+  /** Asks for `id`'s turn; the format is written (and the clock read) as soon as it comes. */
+  const send = (id: string) =>
+    lane
+      .send(
+        id,
+        `https://id.example.com/01/09506000134352/21/${id}`,
+        undefined,
+        true,
+        signal,
+        async () => {},
+        async (t) => t,
+      )
+      .then(({ ticket }) => void sent.set(id, ticket));
+  return {
+    lane,
+    sent,
+    send,
+    at: (ms: number) => void (now = ms),
+    /** Lets every pending turn that may go now go. */
+    settle: () => new Promise((r) => setImmediate(r)),
+  };
+}
+
+describe('PrintLane: the scanner window', () => {
+  it('without a scanner over the exit, queues one format behind the one printing from the first label', async () => {
+    const l = laneOf(false);
+    await l.send('a');
+    void l.send('b');
+    void l.send('c');
+    await l.settle();
+    expect([...l.sent.keys()]).toEqual(['a', 'b']); // one printing, one behind it, never two
+    expect(l.lane.queuesNow).toBe(true);
+    l.lane.out(l.sent.get('a')!); // out: settled, and the third may go behind the second
+    await l.settle();
+    expect([...l.sent.keys()]).toEqual(['a', 'b', 'c']);
+  });
+
+  it('with a scanner, sends the second label only once the first is out and read, then queues while a scan fits in half a label', async () => {
+    const l = laneOf(true);
+    l.at(0);
+    await l.send('a');
+    void l.send('b');
+    await l.settle();
+    expect(l.sent.has('b')).toBe(false); // no label measured yet: the window is unknown
+    l.at(125);
+    l.lane.out(l.sent.get('a')!);
+    expect(l.lane.inFlight).toBe(0);
+    await l.settle();
+    expect(l.sent.has('b')).toBe(false); // out, not read: the next label would come out over it
+    l.at(145);
+    l.lane.scannerRead('a');
+    l.lane.scanned('a');
+    await l.settle();
+    expect(l.sent.get('b')!.heldForScan).toBe(true);
+    expect(l.lane.window).toEqual({ labelMs: 125, scanMs: 20, queuesAhead: true });
+
+    // Now the next format goes in behind the one printing, not held.
+    await l.send('c');
+    expect(l.sent.get('c')!.heldForScan).toBe(false);
+    expect(l.lane.inFlight).toBe(2);
+    l.at(270);
+    l.lane.out(l.sent.get('b')!); // printed from 145 (sent then): 125 ms
+    l.at(280);
+    l.lane.scannerRead('b');
+    // Scans of 20 and 10 ms: the slowest but one is judged.
+    expect(l.lane.window).toEqual({ labelMs: 125, scanMs: 10, queuesAhead: true });
+  });
+
+  /** One label alone on the lane of `l`: sent at `t`, out 100 ms later, read `scanMs` after that. */
+  async function alone(l: ReturnType<typeof laneOf>, clock: { t: number }, id: string, scanMs: number) {
+    l.at(clock.t);
+    await l.send(id);
+    clock.t += 100;
+    l.at(clock.t);
+    l.lane.out(l.sent.get(id)!);
+    clock.t += scanMs;
+    l.at(clock.t);
+    l.lane.scannerRead(id);
+    l.lane.scanned(id);
+  }
+
+  it('forgives one scan slower than half a label among the last eight, not two', async () => {
+    const l = laneOf(true);
+    const clock = { t: 0 };
+    await alone(l, clock, 'a', 20);
+    expect(l.lane.queuesNow).toBe(true);
+    await alone(l, clock, 'b', 60); // a pause of the process: the next label would have come out 40 ms later
+    expect(l.lane.window).toEqual({ labelMs: 100, scanMs: 20, queuesAhead: true });
+    await alone(l, clock, 'c', 60);
+    expect(l.lane.window).toEqual({ labelMs: 100, scanMs: 60, queuesAhead: false });
+    for (let i = 0; i < 6; i++) {
+      await alone(l, clock, `d${i}`, 20);
+      expect(l.lane.queuesNow).toBe(false);
+    }
+    await alone(l, clock, 'e', 20); // only one of the slow scans is among the last eight now
+    expect(l.lane.window).toEqual({ labelMs: 100, scanMs: 20, queuesAhead: true });
+  });
+
+  it('a scan read after the next label came out over it holds the next eight labels until the one before is read', async () => {
+    const l = laneOf(true);
+    const clock = { t: 0 };
+    await alone(l, clock, 'a', 20);
+    l.at((clock.t += 10));
+    await l.send('b');
+    await l.send('c'); // queued behind b
+    expect(l.sent.get('c')!.heldForScan).toBe(false);
+    l.at((clock.t += 100));
+    l.lane.out(l.sent.get('b')!);
+    l.at((clock.t += 100));
+    l.lane.out(l.sent.get('c')!); // c is out over b, whose scan has not answered yet
+    l.at((clock.t += 5));
+    l.lane.scannerRead('b');
+    l.lane.scanned('b');
+    expect(l.lane.queuesNow).toBe(false);
+    l.at((clock.t += 20));
+    l.lane.scannerRead('c');
+    l.lane.scanned('c');
+    for (let i = 0; i < 6; i++) {
+      await alone(l, clock, `d${i}`, 20);
+      expect(l.lane.queuesNow).toBe(false);
+    }
+    await alone(l, clock, 'e', 20); // eight scans since the miss
+    expect(l.lane.queuesNow).toBe(true);
+  });
+});
