@@ -72,6 +72,24 @@ describe('the pipeline on one printer', () => {
 
   const queue = (product: PrintableProduct, name: string) => queueJobs(t, key, product, { printer: name });
 
+  /** Queues the product's jobs and waits until all are finished, a supervisor answering what waits for one. */
+  async function printSupervised(
+    agent: Agent,
+    sim: Floor['printers'][string],
+    product: PrintableProduct,
+    name: string,
+  ): Promise<Set<string>> {
+    const answered = new Set<string>();
+    const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
+    try {
+      await queue(product, name);
+      await waitFinished(t, key, product, 90_000);
+    } finally {
+      clearInterval(supervisor);
+    }
+    return answered;
+  }
+
   it('queues the next format while a label prints: in order, at most one ahead, none twice, all sealed', async () => {
     const { product, name, sim, events, mostHeld } = await setUp(6);
     // Labels claimed and not out and scanned yet, at each claim: the next job is claimed once the label
@@ -105,14 +123,7 @@ describe('the pipeline on one printer', () => {
     // A label the scanner missed (the next one out over it) waits for a person at the console: none may.
     const atConsole: string[] = [];
     agent.events.on('job', (e) => e.step === 'awaiting_scan' && atConsole.push(e.jobRef));
-    const answered = new Set<string>();
-    const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
-    try {
-      await queue(product, name);
-      await waitFinished(t, key, product, 90_000);
-    } finally {
-      clearInterval(supervisor);
-    }
+    await printSupervised(agent, sim, product, name);
     const o = await checkOutcomes(t, key, product, [sim]);
     expect(o.sealed).toHaveLength(12);
     expect([...o.goodLabels.values()]).toEqual(Array(12).fill(1));
@@ -221,14 +232,7 @@ describe('the pipeline on one printer', () => {
       const { product, name, sim } = await setUp(4);
       sim.faults.scriptLabel(2, 'dropAfterPrint');
       const agent = floor!.agent!;
-      const answered = new Set<string>();
-      const supervisor = setInterval(() => supervise(agent, sim.labels, answered), 200);
-      try {
-        await queue(product, name);
-        await waitFinished(t, key, product, 90_000);
-      } finally {
-        clearInterval(supervisor);
-      }
+      const answered = await printSupervised(agent, sim, product, name);
       const o = await checkOutcomes(t, key, product, [sim]);
       expect(o.sealed).toHaveLength(4);
       expect([...o.goodLabels.entries()].filter(([, c]) => c !== 1)).toEqual([]);

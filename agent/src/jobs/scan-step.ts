@@ -54,12 +54,15 @@ export function readWhenOut(run: RunContext): void {
   run.firstRead.catch(() => undefined); // awaited by scanLabel, or dropped with the run
 }
 
-/** One read by the printer's scanner; the first one of a label tells the lane how long a scan takes. */
+/**
+ * One read by the printer's scanner; the first one of a label tells the lane how long a scan takes (not when
+ * the run was aborted meanwhile: that read was cut short, not measured).
+ */
 function readOnce(run: RunContext): Promise<ScanRead> {
   const config = run.deps.printerConfig.scanner!;
   return run
     .timed('device', () => run.deps.scanner!.scan({ timeoutMs: config.timeoutMs, signal: run.signal }))
-    .finally(() => run.deps.lane.scannerRead(run.attemptId));
+    .finally(() => run.signal.aborted || run.deps.lane.scannerRead(run.attemptId));
 }
 
 async function scannerRead(
