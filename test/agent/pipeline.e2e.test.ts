@@ -136,6 +136,46 @@ describe('the pipeline on one printer', () => {
     expect(view.scanWindow.scanMs).toBeGreaterThan(0);
   });
 
+  it('a scan slower than a label on that printer: nothing printed twice, and the next labels each wait for the one before to be read', async () => {
+    const { product, name, sim, events } = await setUp(16, {}, true, FAST_RFID_PRINTER_MECHANICS);
+    const agent = floor!.agent!;
+    const scanner = floor!.scanners[name]!;
+    const windowOpen = () => agent.status().printers.find((p) => p.name === name)!.scanWindow.queuesAhead;
+    // Once formats are queued, the scanner's line slows to 2400 baud for a second: a read (about 100 bytes)
+    // then takes longer than a label, so the label behind comes out over the one being read.
+    let slowedAt = -1;
+    let closed = false;
+    agent.events.on('job', (e) => {
+      if (slowedAt < 0 && e.step === 'printing' && windowOpen() && events.includes('out 4')) {
+        slowedAt = events.length;
+        scanner.setBaudRate(2400);
+        setTimeout(() => scanner.setBaudRate(115200), 1000);
+      }
+      if (slowedAt >= 0 && !closed && !windowOpen()) {
+        closed = true;
+        events.push('closed');
+      }
+    });
+    await printSupervised(agent, sim, product, name);
+    const o = await checkOutcomes(t, key, product, [sim]);
+    expect(o.sealed).toHaveLength(16);
+    expect([...o.goodLabels.values()]).toEqual(Array(16).fill(1));
+    expect(sim.labels.map((l) => l.content!.split('/21/')[1])).toEqual(product.serials);
+    expect(slowedAt).toBeGreaterThan(0);
+    // The slow reads closed the lane's window (one of them came after the next label was out), and from then on
+    // it sent each format into an empty printer only (the label before it out first), for the next labels.
+    expect(closed).toBe(true);
+    const after = events.slice(events.indexOf('closed'));
+    const sentAfter = after.filter((e) => e.startsWith('in ')).slice(0, 4);
+    expect(sentAfter.length).toBeGreaterThan(0);
+    for (const e of sentAfter) {
+      const i = Number(e.slice(3));
+      expect(events.indexOf(`out ${i - 1}`), `label ${i - 1} out before format ${i} came`).toBeLessThan(
+        events.indexOf(e),
+      );
+    }
+  });
+
   it('once the printer waited for a label, the next job is claimed as soon as the one before is sent', async () => {
     const proxy = await startProxy(Number(new URL(t.url).port));
     try {
