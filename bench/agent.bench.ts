@@ -57,6 +57,8 @@ const p50 = (xs: number[]) =>
  *   the format was already queued): the time the printer waited for the agent. Everything else the agent
  *   does per label (claim, envelope, render, proof, outbox, heartbeats, results, scan, seal) happens while
  *   some label prints and is summarised in the profile printed before the table.
+ * - Beside the table: the same on a printer at eight labels a second (firmware-sim's
+ *   `FAST_RFID_PRINTER_MECHANICS`), with the simulator in this process and in a process of its own.
  */
 export async function run(): Promise<BenchRow[]> {
   const t = await startTestControlPlane({ mqtt: true });
@@ -68,18 +70,23 @@ export async function run(): Promise<BenchRow[]> {
     printPrinter('printer', m, mechanics);
     // The fastest RFID printers (eight labels a second): the agent's scanner window and pipeline at that pace,
     // printed beside the table (the targets above are the default printer's).
-    const fast = await measure(t, key, FAST_RFID_PRINTER_MECHANICS, false);
+    // Once with the simulator in this process, as every figure above, and once in a process of its own (a
+    // printer renders its labels on its own processor, not on the agent's thread).
     const f = FAST_RFID_PRINTER_MECHANICS;
-    console.log(
-      `\nagent bench, a fast RFID printer (${f.printSpeedIps} ips, ${f.labelLengthIn}-inch labels, ` +
-        `${f.rfidEncodeMs + f.rfidReadBackMs} ms encode + read-back; ${LABELS} labels): ` +
-        `${fast.perSecond.toFixed(2)} labels/s, ${(fast.perSecond / fast.limit).toFixed(3)} of its mechanical limit ` +
-        `(${fast.limit.toFixed(2)}), ${(fast.perSecond / fast.lineLimit).toFixed(3)} of the line limit ` +
-        `(${fast.lineLimit.toFixed(2)}); agent time per label p50 ${percentile(fast.perLabel, 50).toFixed(0)} ms, ` +
-        `p99 ${percentile(fast.perLabel, 99).toFixed(0)} ms; labels scanned at the console (the next one out ` +
-        `over them first): ${fast.atConsole}`,
-    );
-    printPrinter('fast printer', fast, f);
+    for (const ownProcess of [false, true]) {
+      const fast = await measure(t, key, f, false, ownProcess);
+      console.log(
+        `\nagent bench, a fast RFID printer (${f.printSpeedIps} ips, ${f.labelLengthIn}-inch labels, ` +
+          `${f.rfidEncodeMs + f.rfidReadBackMs} ms encode + read-back; ${LABELS} labels; the simulator in ` +
+          `${ownProcess ? 'a process of its own' : 'this process'}): ` +
+          `${fast.perSecond.toFixed(2)} labels/s, ${(fast.perSecond / fast.limit).toFixed(3)} of its mechanical limit ` +
+          `(${fast.limit.toFixed(2)}), ${(fast.perSecond / fast.lineLimit).toFixed(3)} of the line limit ` +
+          `(${fast.lineLimit.toFixed(2)}); agent time per label p50 ${percentile(fast.perLabel, 50).toFixed(0)} ms, ` +
+          `p99 ${percentile(fast.perLabel, 99).toFixed(0)} ms; labels scanned at the console (the next one out ` +
+          `over them first): ${fast.atConsole}`,
+      );
+      printPrinter('fast printer', fast, f);
+    }
 
     const perSecond = m.perSecond;
     const limit = m.limit;
@@ -180,8 +187,9 @@ async function measure(
   key: string,
   mechanics: PrinterMechanics,
   profiled: boolean,
+  ownProcess = false,
 ): Promise<Measured> {
-  const floor = await benchFloor(t, key, BAUD, mechanics);
+  const floor = await benchFloor(t, key, BAUD, mechanics, ownProcess);
   try {
     const product = await printableProduct(t.call, key, WARM_UP + LABELS);
     const sealed: JobStepEvent[] = [];
@@ -204,12 +212,10 @@ async function measure(
       }
     });
     const received = new Map<number, number>();
-    const out: Array<{ index: number; formatIndex: number; at: number; void: boolean; epc: string | null }> =
-      [];
-    floor.printer.events.on('formatReceived', (e) => received.set(e.formatIndex, performance.now()));
-    floor.printer.events.on('labelPrinted', (l) =>
+    const out: Array<{ formatIndex: number; at: number; void: boolean; epc: string | null }> = [];
+    floor.printer.onFormatReceived((formatIndex) => received.set(formatIndex, performance.now()));
+    floor.printer.onLabelPrinted((l) =>
       out.push({
-        index: l.index,
         formatIndex: l.formatIndex,
         at: performance.now(),
         void: l.void,
@@ -227,11 +233,11 @@ async function measure(
     await waitFor(WARM_UP);
     // Every measured job is queued before the first is claimed (the printer paused meanwhile), so the run
     // measures the agent and the printer, not how fast this process can queue jobs over HTTP.
-    floor.printer.faults.set('paused', true);
+    floor.printer.pause(true);
     await queueJobs(t, key, product.gtin, product.serials.slice(WARM_UP));
     const stopProfile = profiled ? await startCpuProfile() : null;
     atConsole = 0;
-    floor.printer.faults.set('paused', false);
+    floor.printer.pause(false);
     await waitFor(WARM_UP + LABELS);
     const profile = stopProfile ? await stopProfile() : null;
 

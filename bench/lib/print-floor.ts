@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { CallResult, TestControlPlane } from '@dpp/testkit';
 import { enroll, parseAgentConfig, silentLogger, startAgent, type Agent } from '@dpp/agent';
+import { startSimProcess, type BenchPrinter } from './sim-process.js';
 import {
   startPrinter,
   startScanner,
@@ -33,24 +34,48 @@ export async function queueJobs(
 
 export interface BenchFloor {
   agent: Agent;
-  printer: PrinterHandle;
-  scanner: ScannerHandle;
+  printer: BenchPrinter;
   close(): Promise<void>;
+}
+
+/** The simulator in this process, seen as a benchmark sees a printer. */
+function inProcess(printer: PrinterHandle, scanner: ScannerHandle) {
+  const view: BenchPrinter = {
+    labels: printer.labels,
+    onFormatReceived: (fn) => void printer.events.on('formatReceived', (e) => fn(e.formatIndex)),
+    onLabelPrinted: (fn) => void printer.events.on('labelPrinted', fn),
+    pause: (paused) => printer.faults.set('paused', paused),
+  };
+  return {
+    printer: view,
+    printerPath: printer.path!,
+    scannerPath: scanner.path!,
+    close: async () => {
+      await scanner.close();
+      await printer.close();
+    },
+  };
 }
 
 /**
  * One RFID printer and its scanner on ptys paced at `baudRate`, and the agent. With `mechanics` the printer
- * takes that long per label (firmware-sim's mechanical model); without, as long as rendering takes.
+ * takes that long per label (firmware-sim's mechanical model); without, as long as rendering takes. With
+ * `ownProcess` the simulator runs in a process of its own (`sim-process.ts`; mechanics required).
  */
 export async function benchFloor(
   t: TestControlPlane,
   key: string,
   baudRate: number,
   mechanics: PrinterMechanics | null = null,
+  ownProcess = false,
 ): Promise<BenchFloor> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dpp-bench-floor-'));
-  const printer = await startPrinter({ transport: 'pty', baudRate, mechanics });
-  const scanner = await startScanner({ printer, transport: 'pty', baudRate });
+  const sim =
+    ownProcess && mechanics
+      ? await startSimProcess(baudRate, mechanics).then((p) => ({ ...p, printer: p as BenchPrinter }))
+      : await startPrinter({ transport: 'pty', baudRate, mechanics }).then(async (printer) =>
+          inProcess(printer, await startScanner({ printer, transport: 'pty', baudRate })),
+        );
   const token = ok(
     await t.call('POST', '/api/v2/devices/enrollment-tokens', { key, body: {} }),
     201,
@@ -69,8 +94,8 @@ export async function benchFloor(
           name: 'bench-1',
           language: 'zpl',
           rfid: true,
-          transport: { type: 'serial', path: printer.path!, baudRate },
-          scanner: { link: { type: 'serial', path: scanner.path!, baudRate }, readsRfid: true },
+          transport: { type: 'serial', path: sim.printerPath, baudRate },
+          scanner: { link: { type: 'serial', path: sim.scannerPath, baudRate }, readsRfid: true },
         },
       ],
     }),
@@ -78,12 +103,10 @@ export async function benchFloor(
   );
   return {
     agent,
-    printer,
-    scanner,
+    printer: sim.printer,
     close: async () => {
       await agent.stop({ drainMs: 0 });
-      await scanner.close();
-      await printer.close();
+      await sim.close();
       await rm(dir, { recursive: true, force: true });
     },
   };

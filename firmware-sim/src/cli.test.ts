@@ -108,6 +108,10 @@ describe('cli', () => {
     await host.write(
       new ZplLabelBuilder({ widthDots: 400, lengthDots: 400 }).qr(20, 20, URL).writeEpc(EPC).toString(),
     );
+    expect(await cli.next((o) => o.event === 'formatReceived')).toEqual({
+      event: 'formatReceived',
+      formatIndex: 1,
+    });
     expect(await cli.next((o) => o.event === 'labelPrinted')).toMatchObject({
       index: 1,
       epc: EPC,

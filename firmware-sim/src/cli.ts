@@ -1,6 +1,6 @@
 /**
  * Standalone simulator: `npm run sim -- --printer pty --scanner pty`. Prints one JSON line per
- * device with its path or port, one per printed label, and answers control commands on stdin
+ * device with its path or port, one per format received and per printed label, and answers control commands on stdin
  * (see cli-control.ts). Runs until SIGINT/SIGTERM, then kills socat and frees the ports.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -99,6 +99,7 @@ async function main(options: CliOptions): Promise<void> {
       pngPath: l.pngPath,
     }),
   );
+  printer.events.on('formatReceived', (d) => out({ event: 'formatReceived', ...d }));
   printer.events.on('formatDropped', (d) => out({ event: 'formatDropped', ...d }));
   printer.events.on('rfidError', (d) => out({ event: 'rfidError', ...d }));
 
