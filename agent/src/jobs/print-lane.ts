@@ -76,6 +76,8 @@ export class PrintLane {
   private readonly scanTimes: number[] = [];
   /** Scans still to come before the window may open again, after one that missed it. */
   private scansHeld = 0;
+  /** Labels another label (or a VOID one) came out over before the scanner's first read of them ended. */
+  private readonly covered = new Set<string>();
 
   constructor(
     private readonly printer: PrinterDriver,
@@ -247,6 +249,7 @@ export class PrintLane {
     sample(this.scanTimes, this.now() - at);
     if (this.lastOutAt === null || this.lastOutAt <= at) this.scansHeld = Math.max(0, this.scansHeld - 1);
     else {
+      this.covered.add(attemptId);
       // Missed: the window stays shut for the next eight scans.
       this.scansHeld = WINDOW_SAMPLES;
       this.log.warn(
@@ -319,9 +322,26 @@ export class PrintLane {
     return ticket;
   }
 
+  /**
+   * A VOID label came out (a tag that would not take the write; the printer tries again on the next one): it
+   * covers the last label out as any label does.
+   */
+  voidOut(): void {
+    this.lastOutAt = this.now();
+  }
+
+  /**
+   * Another label came out over `attemptId`'s before the scanner's first read of it ended: what the scanner
+   * read may be that label (or a VOID one), not this one.
+   */
+  coveredBeforeRead(attemptId: string): boolean {
+    return this.covered.has(attemptId);
+  }
+
   /** The label was scanned (or its run ended): the printer may put out the next. */
   scanned(attemptId: string): void {
     this.outAt.delete(attemptId);
+    this.covered.delete(attemptId);
     if (this.unscanned.delete(attemptId)) this.changed();
   }
 

@@ -103,6 +103,7 @@ function completion(
       d.lane.out(run.ticket);
       readWhenOut(run);
     },
+    onVoidOut: () => d.lane.voidOut(),
   });
 }
 

@@ -1,6 +1,12 @@
 import type { AidcEnvelopeClaims, LabelCarrier } from '@dpp/shared';
 import { describe, expect, it } from 'vitest';
-import { checkScan } from './scan-step.js';
+import { silentLogger } from '../log.js';
+import type { PrinterDriver } from '../printers/index.js';
+import type { RenderedLabel } from '../render/index.js';
+import type { ScanRead } from '../scanners/index.js';
+import { PrintLane, type LaneTicket } from './print-lane.js';
+import type { RunContext } from './run-context.js';
+import { checkScan, readWhenOut, scanLabel } from './scan-step.js';
 
 const claims = {
   digital_link: 'https://id.example.com/01/09506000134352/21/A1',
@@ -110,5 +116,87 @@ describe('checkScan with symbols beyond the QR', () => {
     expect(reason(() => checkScan({ symbol: claims.digital_link, epc: undefined }, o))).toMatch(
       /no datamatrix/,
     );
+  });
+});
+
+describe('scanLabel on a printer whose scanner reads the label at the exit', () => {
+  /**
+   * One label sent and out at 100 ms, its scanner's read answering `read` at 160 ms; with `voidAt`, a VOID label
+   * of the next format came out over it first. A person at the console scans `claims`'s label when asked.
+   */
+  async function scanOf(read: ScanRead, voidAt?: number) {
+    let now = 0;
+    const lane = new PrintLane({} as PrinterDriver, true, silentLogger, true, () => now);
+    const signal = new AbortController().signal;
+    const { ticket } = await lane.send<LaneTicket>(
+      'a1',
+      claims.digital_link,
+      undefined,
+      true,
+      signal,
+      async () => {},
+      async (t) => t,
+    );
+    const asked: string[] = [];
+    const run = {
+      deps: {
+        scanner: {
+          name: 'scanner-1',
+          scan: async () => {
+            if (voidAt !== undefined) {
+              now = voidAt;
+              lane.voidOut();
+            }
+            now = 160;
+            return read;
+          },
+        },
+        printerConfig: { scanner: { timeoutMs: 1000, retries: 0, readsRfid: false }, attestation: 'auto' },
+        lane,
+        humans: {
+          waitScan: async (jobRef: string) => {
+            asked.push(jobRef);
+            return { data: claims.digital_link };
+          },
+        },
+        jobs: { humanTimeoutMs: 60_000 },
+        now: () => now,
+      },
+      jobRef: 'job_1',
+      attemptId: 'a1',
+      signal,
+      log: silentLogger,
+      ticket,
+      firstRead: null,
+      setStep: () => undefined,
+      timed: <T>(_: string, fn: () => Promise<T>) => fn(),
+    } as unknown as RunContext;
+    now = 100;
+    lane.out(ticket);
+    readWhenOut(run); // the read starts the moment the label is out
+    const rendered = { rfid: false, template: { rfid: false } } as unknown as RenderedLabel;
+    const result = await scanLabel(run, claims, rendered).catch((err: { details?: { reason?: string } }) => ({
+      failed: err.details?.reason,
+    }));
+    return { result, asked };
+  }
+
+  it('fails a NOREAD of a label nothing came out over', async () => {
+    expect(await scanOf({ symbol: null, epc: undefined })).toEqual({
+      result: { failed: 'scan_noread' },
+      asked: [],
+    });
+  });
+
+  it('asks a person at the console, never fails, when a VOID label came out over it before its read', async () => {
+    const { result, asked } = await scanOf({ symbol: null, epc: undefined }, 130);
+    expect(asked).toEqual(['job_1']);
+    expect(result).toMatchObject({ scanner: 'console', decodedLink: claims.digital_link, linkMatches: true });
+  });
+
+  it('keeps a read of the label itself though another came out over it meanwhile', async () => {
+    const { result, asked } = await scanOf({ symbol: claims.digital_link, epc: undefined }, 130);
+    expect(asked).toEqual([]);
+    expect(result).toMatchObject({ scanner: 'scanner-1', linkMatches: true });
   });
 });

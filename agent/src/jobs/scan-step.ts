@@ -28,13 +28,14 @@ export async function scanLabel(
   const expected = jobCarriers(claims, rendered.template);
   let { read, scanner } = d.scanner && config ? await scannerRead(run, expected) : await consoleRead(run);
   if (
-    read.symbol !== null &&
     read.symbol !== claims.digital_link &&
-    d.lane.sentLaterThan(run.ticket, read.symbol)
+    ((read.symbol !== null && d.lane.sentLaterThan(run.ticket, read.symbol)) ||
+      d.lane.coveredBeforeRead(run.attemptId))
   ) {
-    // The scanner over the exit sees a later label: this one has moved on unread. Not a mismatch: a person
-    // scans it at the console (the label is out; it is never printed again for this).
-    run.log.warn('the scanner saw a later label; asking for a scan at the console');
+    // The scanner over the exit sees a later label, or another label (a VOID one too) came out over this one
+    // before it was read: this one has moved on unread. Not a mismatch nor a NOREAD: a person scans it at the
+    // console (the label is out; it is never printed again for this).
+    run.log.warn('the label moved on unread (another came out over it); asking for a scan at the console');
     ({ read, scanner } = await consoleRead(run));
   }
   return checkScan(read, { scanner, claims, rfid: rendered.rfid, expected, config, at: new Date(d.now()) });

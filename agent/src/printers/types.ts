@@ -27,6 +27,8 @@ export interface CompletionOptions {
    * status asked after it: the scanner over the exit may read it from now on.
    */
   onOut?: (() => void) | undefined;
+  /** A VOID label of this format came out (its tag would not take the write); the printer tries a fresh one. */
+  onVoidOut?: (() => void) | undefined;
 }
 
 /** What the printer itself says about a label after it was sent. */

@@ -70,8 +70,14 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     const { claims, payload } = await label('7001');
     const receipt = await driver.send(payload);
     expect(receipt.bytes).toBe(payload.length);
-    const done = await driver.awaitCompletion({ expectedEpc: claims.sgtin96_epc!, timeoutMs: 15_000 });
+    let out = 0;
+    const done = await driver.awaitCompletion({
+      expectedEpc: claims.sgtin96_epc!,
+      timeoutMs: 15_000,
+      onOut: () => out++,
+    });
     expect(done).toMatchObject({ evidence: 'printer', epcReadBack: claims.sgtin96_epc!, voidLabels: 0 });
+    expect(out).toBe(1); // said before the status asked after it
     expect(sim.labels).toHaveLength(1);
     expect(sim.labels[0]!.epc).toBe(claims.sgtin96_epc!);
   });
@@ -84,14 +90,22 @@ describe.each(['pty', 'tcp'] as const)('ZplPrinter over %s', (kind) => {
     const rfidErrors: string[] = [];
     sim.events.on('rfidError', (e) => rfidErrors.push(e.onError));
     await driver.send(payload);
+    let out = 0;
+    let voidOut = 0;
     const err = await driver
-      .awaitCompletion({ expectedEpc: claims.sgtin96_epc!, timeoutMs: 15_000 })
+      .awaitCompletion({
+        expectedEpc: claims.sgtin96_epc!,
+        timeoutMs: 15_000,
+        onOut: () => out++,
+        onVoidOut: () => voidOut++,
+      })
       .catch((e: unknown) => e);
     expect(isAgentError(err, 'RFID_READBACK_MISMATCH')).toBe(true);
     expect((err as { details: { voidLabels: number; readBack: string } }).details).toMatchObject({
       voidLabels: 3,
       readBack: '0'.repeat(24),
     });
+    expect({ out, voidOut }).toEqual({ out: 0, voidOut: 3 }); // each VOID label came out over the one before
     // Our ^RS stops the printer instead of the silent default; error mode holds the format.
     await expect.poll(() => rfidErrors).toEqual(['E']);
     expect((await driver.status()).ready).toBe(false);

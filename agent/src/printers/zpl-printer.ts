@@ -240,6 +240,7 @@ export class ZplPrinter implements PrinterDriver {
           };
         }
         voids++;
+        o.onVoidOut?.();
         if (voids >= RFID_TRIES) throw this.readBackMismatch(epcOk, label, o, voids);
       }
     } finally {
