@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { startTestControlPlane } from '@dpp/testkit';
-import type { JobStepEvent } from '@dpp/agent';
+import type { JobStepEvent, PrinterWaits } from '@dpp/agent';
 import { printableProduct } from '@dpp/control-plane';
 import {
   FAST_RFID_PRINTER_MECHANICS,
@@ -172,6 +172,8 @@ interface Measured {
   lineLimit: number;
   /** Labels the scanner missed (the next one out over them), scanned at the console by this benchmark. */
   atConsole: number;
+  /** The agent's own count of the same waits (its `GET /metrics`), over the labels after the first. */
+  agentWaits: PrinterWaits;
   steps: Map<string, Map<string, number>>;
   measured: JobStepEvent[];
   profile: { totalMs: number; rows: Array<{ who: string; ms: number }> } | null;
@@ -196,7 +198,12 @@ async function measure(
     const sealed: JobStepEvent[] = [];
     const steps = new Map<string, Map<string, number>>();
     let atConsole = 0;
+    const waitsNow = () => floor.agent.status().printers[0]!.waits;
+    let measuring = false;
+    let waitsBefore: PrinterWaits | null = null;
     floor.agent.events.on('job', (e) => {
+      // From the first measured label's send on, as the printer's side counts from the label after it.
+      if (measuring && waitsBefore === null && e.step === 'printing') waitsBefore = waitsNow();
       const at = steps.get(e.jobRef) ?? new Map<string, number>();
       if (!at.has(e.step)) at.set(e.step, Date.parse(e.at));
       steps.set(e.jobRef, at);
@@ -240,6 +247,7 @@ async function measure(
     await queueJobs(t, key, product.gtin, product.serials.slice(WARM_UP));
     const stopProfile = o.forTable ? await startCpuProfile() : null;
     atConsole = 0;
+    measuring = true;
     floor.printer.pause(false);
     await waitFor(WARM_UP + LABELS);
     const profile = stopProfile ? await stopProfile() : null;
@@ -270,6 +278,7 @@ async function measure(
       bytes,
       lineLimit: BAUD / 10 / bytes,
       atConsole,
+      agentWaits: since(waitsBefore!, waitsNow()),
       steps,
       measured,
       profile,
@@ -279,13 +288,25 @@ async function measure(
   }
 }
 
+/** The waits counted between two readings of a printer's `waits`. */
+function since(before: PrinterWaits, after: PrinterWaits): PrinterWaits {
+  const d = (k: keyof PrinterWaits) => ({
+    labels: after[k].labels - before[k].labels,
+    ms: after[k].ms - before[k].ms,
+  });
+  return { agent: d('agent'), scanner: d('scanner') };
+}
+
 /** The printer's side of a run: its period per label, and how often and how long it waited for the agent. */
 function printPrinter(what: string, m: Measured, mechanics: PrinterMechanics): void {
   console.log(
     `  ${what}: label every ${p50(m.period).toFixed(0)} ms (p50; mechanics ${labelMs(mechanics).toFixed(0)} ms), ` +
       `idle waiting for the agent before ${m.idle.filter((x) => x > 0).length} of ${m.idle.length} labels, ` +
       `${m.idle.reduce((a, b) => a + b, 0).toFixed(0)} ms in all; the next format was in its buffer ` +
-      `${p50(m.ahead).toFixed(0)} ms (p50) before the label ahead came out`,
+      `${p50(m.ahead).toFixed(0)} ms (p50) before the label ahead came out; the agent's own count ` +
+      `(GET /metrics): the printer stood empty with the next label claimed before ${m.agentWaits.agent.labels} ` +
+      `labels (${m.agentWaits.agent.ms.toFixed(0)} ms), and before ${m.agentWaits.scanner.labels} more until ` +
+      `the label ahead was read (${m.agentWaits.scanner.ms.toFixed(0)} ms)`,
   );
 }
 

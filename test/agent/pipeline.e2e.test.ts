@@ -115,6 +115,27 @@ describe('the pipeline on one printer', () => {
     expect(floor!.agent!.status().printers.find((p) => p.name === name)!.printerWaitedAt).toBeNull();
     expect(atClaim).toHaveLength(6);
     expect(Math.max(...atClaim)).toBe(2);
+
+    // The agent's own figures, as a scraper reads them, agree with the printer's: six sealed; the labels it says
+    // went into an empty printer (the second at least: the first label is alone while the scanner's window is
+    // unknown) are among those the printer got only after the label ahead was out.
+    const res = await fetch(`${floor!.agent!.consoleUrl!}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const metrics = await res.text();
+    const figure = (series: string) => {
+      const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
+      return line === undefined ? NaN : Number(line.split(' ')[1]);
+    };
+    expect(figure(`dpp_agent_jobs_finished_total{printer="${name}",step="sealed"}`)).toBe(6);
+    const waited =
+      figure(`dpp_agent_printer_waits_total{printer="${name}",reason="agent"}`) +
+      figure(`dpp_agent_printer_waits_total{printer="${name}",reason="scanner"}`);
+    const emptyBefore = [2, 3, 4, 5, 6].filter(
+      (k) => events.indexOf(`in ${k}`) > events.indexOf(`out ${k - 1}`),
+    );
+    expect(waited).toBeGreaterThanOrEqual(1);
+    expect(waited).toBeLessThanOrEqual(emptyBefore.length);
+    expect(figure(`dpp_agent_label_agent_seconds_count{printer="${name}"}`)).toBe(6);
   });
 
   it('a printer at eight labels a second: every label read by the scanner before the next comes out over it', async () => {

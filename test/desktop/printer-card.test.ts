@@ -14,6 +14,7 @@ function printer(
   name: string,
   printerWaitedAt: string | null,
   scanWindow = { labelMs: 473, scanMs: 21, queuesAhead: true },
+  waits = { agent: { labels: 0, ms: 0 }, scanner: { labels: 0, ms: 0 } },
 ) {
   return {
     name,
@@ -30,6 +31,7 @@ function printer(
     statusAt: WAITED_AT,
     printerWaitedAt,
     scanWindow,
+    waits,
   };
 }
 
@@ -44,11 +46,17 @@ const backend: ConsoleBackend = {
     },
     printers: [
       printer('zebra-1', WAITED_AT),
-      printer('zebra-2', null, { labelMs: 100, scanMs: 60.4, queuesAhead: false }),
+      printer(
+        'zebra-2',
+        null,
+        { labelMs: 100, scanMs: 60.4, queuesAhead: false },
+        { agent: { labels: 1, ms: 18 }, scanner: { labels: 12, ms: 2410 } },
+      ),
     ],
     jobs: { current: [], recent: [] },
     outbox: { pending: 0, delivered: 0, rejected: 0 },
   }),
+  metrics: () => '',
   job: () => null,
   preview: () => null,
   currentAttempt: () => null,
@@ -94,5 +102,13 @@ describe('the console printer card', () => {
     expect(await window('zebra-2').textContent()).toBe(
       'each label sent once the one before is read (scan 60 ms of a 100 ms label)',
     );
+  });
+
+  it('says how often the printer stood empty with its next label claimed, and only once it has', async () => {
+    const waits = (name: string) => page.locator(`[data-printer="${name}"] [data-role="printer-waits"]`);
+    await expect
+      .poll(() => waits('zebra-2').textContent())
+      .toBe('1 label on the agent (0.0 s), 12 labels on the scanner (2.4 s)');
+    expect(await waits('zebra-1').count()).toBe(0);
   });
 });

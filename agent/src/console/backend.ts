@@ -5,6 +5,8 @@ export type ConsoleEventListener = (event: string, data: unknown) => void;
 
 export interface ConsoleBackend {
   status(): unknown;
+  /** The line's figures as Prometheus text (`GET /metrics`). */
+  metrics(): string;
   /** A job this device worked on (attempts, evidence, results), or null. */
   job(jobRef: string): unknown;
   preview(jobRef: string): Buffer | null;

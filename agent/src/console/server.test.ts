@@ -14,6 +14,9 @@ class Backend implements ConsoleBackend {
   status() {
     return { device: 'd1', printers: [] };
   }
+  metrics() {
+    return '# TYPE dpp_agent_jobs_finished_total counter\ndpp_agent_jobs_finished_total{printer="zebra-1",step="sealed"} 3\n';
+  }
   job(ref: string) {
     return ref === 'job_1' ? { jobRef: ref, attempts: [] } : null;
   }
@@ -93,6 +96,14 @@ describe('console server', () => {
     expect((await call('GET', '/api/jobs/job_2/preview.png')).status).toBe(404);
     expect((await call('GET', '/nope')).status).toBe(404);
     expect((await call('DELETE', '/api/jobs/job_1')).status).toBe(405);
+  });
+
+  it("serves the line's figures as Prometheus text, for a scraper on this machine", async () => {
+    const m = await call('GET', '/metrics');
+    expect(m.status).toBe(200);
+    expect(m.type).toBe('text/plain; version=0.0.4; charset=utf-8');
+    expect((m.body as Buffer).toString()).toBe(backend.metrics());
+    expect((await call('POST', '/metrics', {})).status).toBe(405);
   });
 
   it('takes a supervisor attestation, a failure and a reprint, validating each', async () => {

@@ -278,6 +278,16 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   on('POST', '/api/session', signIn);
   on('DELETE', '/api/session', signOut);
   on('GET', '/api/status', (_req, res) => send(res, 200, { data: backend.status() }));
+  // For a scraper on this machine (the console binds to loopback only): the line's figures, read-only.
+  on('GET', '/metrics', (_req, res) => {
+    const body = Buffer.from(backend.metrics());
+    res.writeHead(200, {
+      'content-type': 'text/plain; version=0.0.4; charset=utf-8',
+      'content-length': body.length,
+      'cache-control': 'no-store',
+    });
+    res.end(body);
+  });
   on('GET', '/api/events', (req, res) => events(req, res));
   on('GET', `/api/jobs/${REF}`, (_req, res, params) => {
     const job = backend.job(ref(params));

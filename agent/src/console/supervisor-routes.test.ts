@@ -24,6 +24,9 @@ class Backend implements ConsoleBackend {
   status() {
     return { device: 'd1' };
   }
+  metrics() {
+    return '';
+  }
   job(ref: string) {
     return ref === 'job_1' ? { jobRef: ref } : null;
   }

@@ -7,3 +7,4 @@ export * from './lease.js';
 export * from './failures.js';
 export * from './pipeline.js';
 export * from './printer-worker.js';
+export type { PrinterWaits } from './print-lane.js';

@@ -134,3 +134,74 @@ describe('PrintLane: the scanner window', () => {
     expect(l.lane.queuesNow).toBe(true);
   });
 });
+
+describe("PrintLane: the printer's waits on the agent", () => {
+  it('counts the time an emptied printer stood while the next label was claimed and not yet in it', async () => {
+    const l = laneOf(false);
+    l.at(0);
+    l.lane.claimed('a');
+    await l.send('a'); // the first label: no label before it came out
+    l.at(50);
+    l.lane.claimed('b');
+    l.at(100);
+    l.lane.out(l.sent.get('a')!); // empty, and b is the agent's
+    l.lane.scanned('a'); // its run took the label's scan (a person's, or none)
+    l.at(130);
+    await l.send('b');
+    expect(l.lane.waits).toEqual({ agent: { labels: 1, ms: 30 }, scanner: { labels: 0, ms: 0 } });
+
+    l.at(200);
+    l.lane.out(l.sent.get('b')!);
+    l.lane.scanned('b');
+    l.at(220);
+    l.lane.claimed('c'); // claimed after the printer emptied: only the time since counts
+    l.at(235);
+    await l.send('c');
+    expect(l.lane.waits.agent).toEqual({ labels: 2, ms: 45 });
+
+    l.at(240);
+    l.lane.claimed('d');
+    await l.send('d'); // queued behind c while it prints: the printer never stands
+    l.at(300);
+    l.lane.out(l.sent.get('c')!);
+    l.lane.scanned('c');
+    l.at(400);
+    l.lane.out(l.sent.get('d')!);
+    l.lane.scanned('d');
+    l.at(450);
+    await l.send('e'); // never claimed here (sent again, or resumed after a restart): not counted
+    expect(l.lane.waits).toEqual({ agent: { labels: 2, ms: 45 }, scanner: { labels: 0, ms: 0 } });
+  });
+
+  it("counts a wait until the label before was read apart, as the scanner's", async () => {
+    const l = laneOf(true);
+    l.at(0);
+    l.lane.claimed('a');
+    l.lane.claimed('b');
+    await l.send('a');
+    void l.send('b'); // the window is not known yet: b waits for a out and read
+    l.at(125);
+    l.lane.out(l.sent.get('a')!);
+    l.at(145);
+    l.lane.scannerRead('a');
+    l.lane.scanned('a');
+    await l.settle();
+    expect(l.sent.has('b')).toBe(true);
+    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scanner: { labels: 1, ms: 20 } });
+
+    // c comes to the lane after b is out and before b is read: it waits for that read, from its claim.
+    l.at(270);
+    l.lane.out(l.sent.get('b')!);
+    l.at(280);
+    l.lane.claimed('c');
+    void l.send('c');
+    await l.settle();
+    expect(l.sent.has('c')).toBe(false);
+    l.at(300);
+    l.lane.scannerRead('b');
+    l.lane.scanned('b');
+    await l.settle();
+    expect(l.sent.get('c')!.heldForScan).toBe(false);
+    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scanner: { labels: 2, ms: 40 } });
+  });
+});

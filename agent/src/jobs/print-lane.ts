@@ -22,6 +22,12 @@
  *   label of a cold one); two are not. Until the first label was out and read, and while the window does not
  *   fit, the next format waits until the printer is empty and the label before it is read: slower, and no
  *   label goes out unread on the lane's say.
+ * - **The printer's waits on the agent.** After a label comes out into an empty printer, the time until the
+ *   next format is in it counts as a wait on the agent when the next label's job was already claimed here
+ *   (from its claim if that came later): the agent held the label while the line stood. A wait spent until the
+ *   label before was read, the scanner's window not fitting, counts apart (`scanner`). The first label, a
+ *   label sent again and a printer emptied by a failure count none; the printer waiting for work is not the
+ *   agent's. `waits` has the counts (the console and `GET /metrics` show them).
  */
 import type { PrinterStatus } from '@dpp/shared';
 import { AgentError } from '../errors.js';
@@ -56,6 +62,13 @@ interface Ticket extends LaneTicket {
 /** How many labels and scans the scanner's window is judged on. */
 const WINDOW_SAMPLES = 8;
 
+/** Labels a printer waited for on the agent, and for how long in all (module comment). */
+export interface PrinterWaits {
+  agent: { labels: number; ms: number };
+  /** Waits until the label before was read (the scanner's window did not fit). */
+  scanner: { labels: number; ms: number };
+}
+
 export class PrintLane {
   private readonly tickets: Ticket[] = [];
   private readonly waiters = new Set<() => void>();
@@ -78,6 +91,11 @@ export class PrintLane {
   private scansHeld = 0;
   /** Labels another label (or a VOID one) came out over before the scanner's first read of them ended. */
   private readonly covered = new Set<string>();
+  /** When each attempt whose label is not sent yet was claimed. */
+  private readonly claimedAt = new Map<string, number>();
+  /** When a label came out into an empty printer; null once a format went in. */
+  private emptySince: number | null = null;
+  private readonly waited: PrinterWaits = { agent: { labels: 0, ms: 0 }, scanner: { labels: 0, ms: 0 } };
 
   constructor(
     private readonly printer: PrinterDriver,
@@ -114,6 +132,16 @@ export class PrintLane {
       labelMs: this.labelTimes.length > 0 ? Math.min(...this.labelTimes) : null,
       scanMs: slowest[1] ?? slowest[0] ?? null,
     };
+  }
+
+  /** The printer's waits on the agent so far (the module comment). */
+  get waits(): PrinterWaits {
+    return { agent: { ...this.waited.agent }, scanner: { ...this.waited.scanner } };
+  }
+
+  /** The job of `attemptId` was claimed for this printer now: from here on its label is the agent's to send. */
+  claimed(attemptId: string): void {
+    this.claimedAt.set(attemptId, this.now());
   }
 
   /** Formats in the printer that are not settled yet. */
@@ -168,10 +196,15 @@ export class PrintLane {
     const me = { attemptId, rank: resent ? -1 : ++this.arrivals };
     this.senders.push(me);
     let heldForScan = false;
+    let waitedForRead = false;
     try {
       await this.until(() => {
         if (this.tickets.length > 0 && this.queueAhead && !this.queuesNow) heldForScan = true;
-        if (this.busy || !this.mayQueue(attemptId, perLabel)) return false;
+        if (this.busy) return false;
+        if (!this.mayQueue(attemptId, perLabel)) {
+          if (this.scansAtExit && this.tickets.length === 0) waitedForRead = true;
+          return false;
+        }
         const first = this.senders.reduce((a, b) => (b.rank < a.rank ? b : a));
         return first === me;
       }, signal);
@@ -191,12 +224,21 @@ export class PrintLane {
         onCancel: new Set(),
       };
       this.tickets.push(ticket);
+      const emptySince = this.emptySince;
+      this.emptySince = null;
+      const claimedAt = this.claimedAt.get(attemptId);
+      this.claimedAt.delete(attemptId);
       this.unscanned.add(attemptId);
       this.sentLinks.push({ seq: ticket.seq, link, epc: epc?.toUpperCase() });
       if (this.sentLinks.length > 16) this.sentLinks.shift();
       try {
         const result = await write(ticket);
         ticket.sentAt = this.now();
+        if (emptySince !== null && claimedAt !== undefined) {
+          const waits = heldForScan || waitedForRead ? this.waited.scanner : this.waited.agent;
+          waits.labels += 1;
+          waits.ms += Math.max(0, ticket.sentAt - Math.max(emptySince, claimedAt));
+        }
         return { ticket, result };
       } catch (err) {
         // The caller decides (it may be out); the ticket stays until it settles it.
@@ -236,6 +278,7 @@ export class PrintLane {
     this.lastOutAt = at;
     if (this.scansAtExit) this.outAt.set(t.attemptId, at);
     this.settle(t);
+    if (this.tickets.length === 0) this.emptySince = at;
   }
 
   /**
@@ -340,6 +383,7 @@ export class PrintLane {
 
   /** The label was scanned (or its run ended): the printer may put out the next. */
   scanned(attemptId: string): void {
+    this.claimedAt.delete(attemptId);
     this.outAt.delete(attemptId);
     this.covered.delete(attemptId);
     if (this.unscanned.delete(attemptId)) this.changed();

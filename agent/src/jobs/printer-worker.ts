@@ -21,7 +21,7 @@ import { WakeableSleep } from '../util/time.js';
 import type { JournalEntry } from './journal.js';
 import { isLeaseLost } from './lease.js';
 import { JobRun, sentBefore, type PipelineDeps, type Resume, type RunStart } from './pipeline.js';
-import { PrintLane } from './print-lane.js';
+import { PrintLane, type PrinterWaits } from './print-lane.js';
 import type { JobStep } from './steps.js';
 
 export interface PrinterView {
@@ -49,6 +49,11 @@ export interface PrinterView {
    * in half a label) or held until the printer is empty. Null figures until the first label is out and read.
    */
   scanWindow: { labelMs: number | null; scanMs: number | null; queuesAhead: boolean };
+  /**
+   * Labels before which the printer stood empty, the label ahead out, while the next was already claimed here, and
+   * for how long in all; `scanner` those held until the label before was read (print-lane.ts).
+   */
+  waits: PrinterWaits;
 }
 
 export interface PrinterWorkerOptions {
@@ -157,6 +162,7 @@ export class PrinterWorker {
       statusAt: this.statusAt,
       printerWaitedAt: this.printerWaitedAt,
       scanWindow: this.lane.window,
+      waits: this.lane.waits,
     };
   }
 
@@ -303,6 +309,7 @@ export class PrinterWorker {
         continue;
       }
       this.idleSince = null;
+      this.lane.claimed(claimed.attemptId);
       this.startJob(claimed, claimStartedAt, undefined, behind);
       this.nextClaimAt = 0; // there may be more: claim again once this label's place is free
     }

@@ -40,6 +40,7 @@ import {
   type Supervisor,
 } from '../jobs/index.js';
 import { agentStatus, jobDetail, type AgentJobView, type AgentStatusView } from './views.js';
+import { AgentMetrics } from './metrics.js';
 
 export interface AgentOptions {
   /** The logger; one at `config.logLevel` on stderr by default. */
@@ -76,6 +77,7 @@ interface Parts {
 export class Agent implements ConsoleBackend {
   readonly events: TypedEvents<AgentEvents>;
   private console: ConsoleServer | null = null;
+  private readonly lineMetrics = new AgentMetrics();
   private stopped = false;
   readonly startedAt: string;
 
@@ -247,6 +249,7 @@ export class Agent implements ConsoleBackend {
 
   private wire(): void {
     const { outbox, mqtt, workers } = this.parts;
+    this.events.on('job', (e) => this.lineMetrics.observe(e));
     const connection = () =>
       this.events.emit('connection', {
         controlPlane: outbox.controlPlaneReachable ? 'reachable' : 'unreachable',
@@ -288,6 +291,14 @@ export class Agent implements ConsoleBackend {
 
   status(): AgentStatusView {
     return agentStatus(this, this.parts);
+  }
+
+  /** The line's figures as Prometheus text (`GET /metrics`; runtime/metrics.ts). */
+  metrics(): string {
+    return this.lineMetrics.render(
+      this.parts.workers.map((w) => w.view()),
+      this.parts.outbox.counts(),
+    );
   }
 
   job(jobRef: string): AgentJobView | null {

@@ -92,6 +92,9 @@ function printerCard(p, job) {
       ...(p.scanner && p.rfid && p.scanWindow
         ? [h('dt', { text: 'Scan window' }), scanWindow(p.scanWindow)]
         : []),
+      ...(p.waits && p.waits.agent.labels + p.waits.scanner.labels > 0
+        ? [h('dt', { text: 'Printer waited' }), waited(p.waits)]
+        : []),
       ...(p.printerWaitedAt
         ? [
             h('dt', { text: 'Next job' }),
@@ -135,6 +138,24 @@ function scanWindow(w) {
     text: w.queuesAhead
       ? `next label queued behind the one printing (${figures})`
       : `each label sent once the one before is read (${figures})`,
+  });
+}
+
+/**
+ * How often the printer stood empty with its next label already claimed here (`GET /metrics` has the same counts):
+ * on the agent, and until the label before was read.
+ * @param {PrinterView['waits']} w
+ */
+function waited(w) {
+  /**
+   * @param {{ labels: number, ms: number }} x
+   * @param {string} what
+   */
+  const part = (x, what) =>
+    `${x.labels} ${x.labels === 1 ? 'label' : 'labels'} ${what} (${(x.ms / 1000).toFixed(1)} s)`;
+  return h('dd', {
+    'data-role': 'printer-waits',
+    text: `${part(w.agent, 'on the agent')}, ${part(w.scanner, 'on the scanner')}`,
   });
 }
 
