@@ -6,7 +6,7 @@
  * went stale while it waited for its turn never reaches the printer.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startTestControlPlane, type TestControlPlane } from '@dpp/testkit';
+import { freePort, startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { FAST_RFID_PRINTER_MECHANICS, type PrinterMechanics } from '@dpp/firmware-sim';
 import { startFloor, type Floor } from './support/floor.js';
 import { printableProduct, queueJobs, type PrintableProduct } from './support/journey.js';
@@ -18,7 +18,9 @@ import type { Agent } from '@dpp/agent';
 /** Slow enough that the agent always has the next format ready before a label is out. */
 const SLOW: PrinterMechanics = { printSpeedIps: 2, labelLengthIn: 2, rfidEncodeMs: 100, rfidReadBackMs: 40 };
 
-describe('the pipeline on one printer', () => {
+// On both databases: the results a pipelined printer reports together go set-wise, on PostgreSQL without a
+// transaction around them (aidc/result-batch.ts), and nothing may be lost or doubled either way.
+describe.each(testDialects())('the pipeline on one printer (%s)', (dialect) => {
   let t: TestControlPlane;
   let key: string;
   let floor: Floor | null = null;
@@ -26,6 +28,7 @@ describe('the pipeline on one printer', () => {
 
   beforeAll(async () => {
     t = await startTestControlPlane({
+      dialect,
       mqtt: true,
       env: { PORT: String(await freePort()), AIDC_LEASE_SECONDS: '6', AIDC_REAPER_INTERVAL_MS: '250' },
     });
