@@ -294,7 +294,7 @@ function since(before: PrinterWaits, after: PrinterWaits): PrinterWaits {
     labels: after[k].labels - before[k].labels,
     ms: after[k].ms - before[k].ms,
   });
-  return { agent: d('agent'), scanner: d('scanner') };
+  return { agent: d('agent'), scan: d('scan') };
 }
 
 /** The printer's side of a run: its period per label, and how often and how long it waited for the agent. */
@@ -305,8 +305,8 @@ function printPrinter(what: string, m: Measured, mechanics: PrinterMechanics): v
       `${m.idle.reduce((a, b) => a + b, 0).toFixed(0)} ms in all; the next format was in its buffer ` +
       `${p50(m.ahead).toFixed(0)} ms (p50) before the label ahead came out; the agent's own count ` +
       `(GET /metrics): the printer stood empty with the next label claimed before ${m.agentWaits.agent.labels} ` +
-      `labels (${m.agentWaits.agent.ms.toFixed(0)} ms), and before ${m.agentWaits.scanner.labels} more until ` +
-      `the label ahead was read (${m.agentWaits.scanner.ms.toFixed(0)} ms)`,
+      `labels (${m.agentWaits.agent.ms.toFixed(0)} ms), and before ${m.agentWaits.scan.labels} more until ` +
+      `the label ahead was read (${m.agentWaits.scan.ms.toFixed(0)} ms)`,
   );
 }
 

@@ -132,7 +132,7 @@ describe.each(testDialects())('the pipeline on one printer (%s)', (dialect) => {
     expect(figure(`dpp_agent_jobs_finished_total{printer="${name}",step="sealed"}`)).toBe(6);
     const waited =
       figure(`dpp_agent_printer_waits_total{printer="${name}",reason="agent"}`) +
-      figure(`dpp_agent_printer_waits_total{printer="${name}",reason="scanner"}`);
+      figure(`dpp_agent_printer_waits_total{printer="${name}",reason="scan"}`);
     const emptyBefore = [2, 3, 4, 5, 6].filter(
       (k) => events.indexOf(`in ${k}`) > events.indexOf(`out ${k - 1}`),
     );

@@ -14,7 +14,7 @@ function printer(
   name: string,
   printerWaitedAt: string | null,
   scanWindow = { labelMs: 473, scanMs: 21, queuesAhead: true },
-  waits = { agent: { labels: 0, ms: 0 }, scanner: { labels: 0, ms: 0 } },
+  waits = { agent: { labels: 0, ms: 0 }, scan: { labels: 0, ms: 0 } },
 ) {
   return {
     name,
@@ -50,7 +50,7 @@ const backend: ConsoleBackend = {
         'zebra-2',
         null,
         { labelMs: 100, scanMs: 60.4, queuesAhead: false },
-        { agent: { labels: 1, ms: 18 }, scanner: { labels: 12, ms: 2410 } },
+        { agent: { labels: 1, ms: 18 }, scan: { labels: 12, ms: 2410 } },
       ),
     ],
     jobs: { current: [], recent: [] },
@@ -108,7 +108,7 @@ describe('the console printer card', () => {
     const waits = (name: string) => page.locator(`[data-printer="${name}"] [data-role="printer-waits"]`);
     await expect
       .poll(() => waits('zebra-2').textContent())
-      .toBe('1 label on the agent (0.0 s), 12 labels on the scanner (2.4 s)');
+      .toBe('1 label on the agent (0.0 s), 12 labels on a scan (2.4 s)');
     expect(await waits('zebra-1').count()).toBe(0);
   });
 });

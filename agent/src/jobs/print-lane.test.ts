@@ -148,7 +148,7 @@ describe("PrintLane: the printer's waits on the agent", () => {
     l.lane.scanned('a'); // its run took the label's scan (a person's, or none)
     l.at(130);
     await l.send('b');
-    expect(l.lane.waits).toEqual({ agent: { labels: 1, ms: 30 }, scanner: { labels: 0, ms: 0 } });
+    expect(l.lane.waits).toEqual({ agent: { labels: 1, ms: 30 }, scan: { labels: 0, ms: 0 } });
 
     l.at(200);
     l.lane.out(l.sent.get('b')!);
@@ -170,10 +170,29 @@ describe("PrintLane: the printer's waits on the agent", () => {
     l.lane.scanned('d');
     l.at(450);
     await l.send('e'); // never claimed here (sent again, or resumed after a restart): not counted
-    expect(l.lane.waits).toEqual({ agent: { labels: 2, ms: 45 }, scanner: { labels: 0, ms: 0 } });
+    expect(l.lane.waits).toEqual({ agent: { labels: 2, ms: 45 }, scan: { labels: 0, ms: 0 } });
   });
 
-  it("counts a wait until the label before was read apart, as the scanner's", async () => {
+  it("without a scanner, counts the wait for a person's scan of the label before as a scan, not the agent's", async () => {
+    const l = laneOf(false);
+    l.at(0);
+    l.lane.claimed('a');
+    await l.send('a');
+    l.at(50);
+    l.lane.claimed('b');
+    l.at(100);
+    l.lane.out(l.sent.get('a')!);
+    l.at(110);
+    void l.send('b'); // a is out and not scanned yet: b would come out over it
+    await l.settle();
+    expect(l.sent.has('b')).toBe(false);
+    l.at(400);
+    l.lane.scanned('a'); // scanned at the console
+    await l.settle();
+    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scan: { labels: 1, ms: 300 } });
+  });
+
+  it('counts a wait until the label before was read apart, as a scan', async () => {
     const l = laneOf(true);
     l.at(0);
     l.lane.claimed('a');
@@ -187,7 +206,7 @@ describe("PrintLane: the printer's waits on the agent", () => {
     l.lane.scanned('a');
     await l.settle();
     expect(l.sent.has('b')).toBe(true);
-    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scanner: { labels: 1, ms: 20 } });
+    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scan: { labels: 1, ms: 20 } });
 
     // c comes to the lane after b is out and before b is read: it waits for that read, from its claim.
     l.at(270);
@@ -202,6 +221,6 @@ describe("PrintLane: the printer's waits on the agent", () => {
     l.lane.scanned('b');
     await l.settle();
     expect(l.sent.get('c')!.heldForScan).toBe(false);
-    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scanner: { labels: 2, ms: 40 } });
+    expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scan: { labels: 2, ms: 40 } });
   });
 });

@@ -25,9 +25,10 @@
  * - **The printer's waits on the agent.** After a label comes out into an empty printer, the time until the
  *   next format is in it counts as a wait on the agent when the next label's job was already claimed here
  *   (from its claim if that came later): the agent held the label while the line stood. A wait spent until the
- *   label before was read, the scanner's window not fitting, counts apart (`scanner`). The first label, a
- *   label sent again and a printer emptied by a failure count none; the printer waiting for work is not the
- *   agent's. `waits` has the counts (the console and `GET /metrics` show them).
+ *   label before was scanned (the scanner's window not fitting, or a person's scan at the console) counts
+ *   apart (`scan`). The first label, a label sent again and a printer emptied by a failure count none; the
+ *   printer waiting for work is not the agent's, and a printer that never says a label is out counts none.
+ *   `waits` has the counts (the console and `GET /metrics` show them).
  */
 import type { PrinterStatus } from '@dpp/shared';
 import { AgentError } from '../errors.js';
@@ -65,8 +66,11 @@ const WINDOW_SAMPLES = 8;
 /** Labels a printer waited for on the agent, and for how long in all (module comment). */
 export interface PrinterWaits {
   agent: { labels: number; ms: number };
-  /** Waits until the label before was read (the scanner's window did not fit). */
-  scanner: { labels: number; ms: number };
+  /**
+   * Waits until the label before was scanned: by the scanner over the exit, its window not fitting, or by a person
+   * at the console (a printer without a scanner, a label that moved on unread).
+   */
+  scan: { labels: number; ms: number };
 }
 
 export class PrintLane {
@@ -95,7 +99,7 @@ export class PrintLane {
   private readonly claimedAt = new Map<string, number>();
   /** When a label came out into an empty printer; null once a format went in. */
   private emptySince: number | null = null;
-  private readonly waited: PrinterWaits = { agent: { labels: 0, ms: 0 }, scanner: { labels: 0, ms: 0 } };
+  private readonly waited: PrinterWaits = { agent: { labels: 0, ms: 0 }, scan: { labels: 0, ms: 0 } };
 
   constructor(
     private readonly printer: PrinterDriver,
@@ -136,7 +140,7 @@ export class PrintLane {
 
   /** The printer's waits on the agent so far (the module comment). */
   get waits(): PrinterWaits {
-    return { agent: { ...this.waited.agent }, scanner: { ...this.waited.scanner } };
+    return { agent: { ...this.waited.agent }, scan: { ...this.waited.scan } };
   }
 
   /** The job of `attemptId` was claimed for this printer now: from here on its label is the agent's to send. */
@@ -202,7 +206,7 @@ export class PrintLane {
         if (this.tickets.length > 0 && this.queueAhead && !this.queuesNow) heldForScan = true;
         if (this.busy) return false;
         if (!this.mayQueue(attemptId, perLabel)) {
-          if (this.scansAtExit && this.tickets.length === 0) waitedForRead = true;
+          if (this.tickets.length === 0) waitedForRead = true;
           return false;
         }
         const first = this.senders.reduce((a, b) => (b.rank < a.rank ? b : a));
@@ -235,7 +239,7 @@ export class PrintLane {
         const result = await write(ticket);
         ticket.sentAt = this.now();
         if (emptySince !== null && claimedAt !== undefined) {
-          const waits = heldForScan || waitedForRead ? this.waited.scanner : this.waited.agent;
+          const waits = heldForScan || waitedForRead ? this.waited.scan : this.waited.agent;
           waits.labels += 1;
           waits.ms += Math.max(0, ticket.sentAt - Math.max(emptySince, claimedAt));
         }

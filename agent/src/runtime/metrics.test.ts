@@ -40,8 +40,8 @@ describe('AgentMetrics', () => {
     m.observe(step('zebra-1', 'failed'));
     const text = m.render(
       [
-        view('zebra-1', { agent: { labels: 2, ms: 45 }, scanner: { labels: 1, ms: 20 } }, true),
-        view('zebra-2', { agent: { labels: 0, ms: 0 }, scanner: { labels: 0, ms: 0 } }, false),
+        view('zebra-1', { agent: { labels: 2, ms: 45 }, scan: { labels: 1, ms: 20 } }, true),
+        view('zebra-2', { agent: { labels: 0, ms: 0 }, scan: { labels: 0, ms: 0 } }, false),
       ],
       { pending: 1, delivered: 7 },
     );
@@ -62,7 +62,7 @@ describe('AgentMetrics', () => {
       / 0\.17\d*$/,
     );
     expect(lines).toContain('dpp_agent_printer_waits_total{printer="zebra-1",reason="agent"} 2');
-    expect(lines).toContain('dpp_agent_printer_waits_total{printer="zebra-1",reason="scanner"} 1');
+    expect(lines).toContain('dpp_agent_printer_waits_total{printer="zebra-1",reason="scan"} 1');
     expect(lines).toContain('dpp_agent_printer_wait_seconds_total{printer="zebra-1",reason="agent"} 0.045');
     expect(lines).toContain('dpp_agent_scan_window_queues_ahead{printer="zebra-1"} 1');
     expect(lines).toContain('dpp_agent_scan_window_queues_ahead{printer="zebra-2"} 0');

@@ -79,7 +79,7 @@ export class AgentMetrics {
       'dpp_agent_printer_waits_total',
       'counter',
       'Labels before which the printer stood empty, the label ahead out, while the next was already claimed by ' +
-        'this agent; reason scanner: held until the label before was read.',
+        'this agent; reason scan: held until the label before was scanned.',
     );
     for (const v of views)
       for (const [reason, w] of Object.entries(v.waits))

@@ -92,7 +92,7 @@ function printerCard(p, job) {
       ...(p.scanner && p.rfid && p.scanWindow
         ? [h('dt', { text: 'Scan window' }), scanWindow(p.scanWindow)]
         : []),
-      ...(p.waits && p.waits.agent.labels + p.waits.scanner.labels > 0
+      ...(p.waits && p.waits.agent.labels + p.waits.scan.labels > 0
         ? [h('dt', { text: 'Printer waited' }), waited(p.waits)]
         : []),
       ...(p.printerWaitedAt
@@ -155,7 +155,7 @@ function waited(w) {
     `${x.labels} ${x.labels === 1 ? 'label' : 'labels'} ${what} (${(x.ms / 1000).toFixed(1)} s)`;
   return h('dd', {
     'data-role': 'printer-waits',
-    text: `${part(w.agent, 'on the agent')}, ${part(w.scanner, 'on the scanner')}`,
+    text: `${part(w.agent, 'on the agent')}, ${part(w.scan, 'on a scan')}`,
   });
 }
 
