@@ -224,3 +224,27 @@ describe("PrintLane: the printer's waits on the agent", () => {
     expect(l.lane.waits).toEqual({ agent: { labels: 0, ms: 0 }, scan: { labels: 2, ms: 40 } });
   });
 });
+
+describe("PrintLane: the printer's waits on the agent, a format still arriving", () => {
+  it('counts from the label ahead out to the last byte of a format that was still arriving then', async () => {
+    let now = 0;
+    const lane = new PrintLane({} as PrinterDriver, true, silentLogger, false, () => now);
+    const signal = new AbortController().signal;
+    const link = (id: string) => `https://id.example.com/01/09506000134352/21/${id}`;
+    const sendWith = (id: string, write: () => Promise<void>) =>
+      lane.send(id, link(id), undefined, true, signal, async () => {}, write).then((r) => r.ticket);
+    lane.claimed('a');
+    const a = await sendWith('a', async () => {});
+    lane.claimed('b');
+    now = 90;
+    let bytesIn!: () => void;
+    const b = sendWith('b', () => new Promise<void>((resolve) => (bytesIn = resolve))); // queued behind a
+    await new Promise((r) => setImmediate(r));
+    now = 100;
+    lane.out(a); // a is out while b's bytes are still on the line: nothing whole to print
+    now = 118;
+    bytesIn();
+    await b;
+    expect(lane.waits.agent).toEqual({ labels: 1, ms: 18 });
+  });
+});

@@ -22,13 +22,15 @@
  *   label of a cold one); two are not. Until the first label was out and read, and while the window does not
  *   fit, the next format waits until the printer is empty and the label before it is read: slower, and no
  *   label goes out unread on the lane's say.
- * - **The printer's waits on the agent.** After a label comes out into an empty printer, the time until the
- *   next format is in it counts as a wait on the agent when the next label's job was already claimed here
- *   (from its claim if that came later): the agent held the label while the line stood. A wait spent until the
- *   label before was scanned (the scanner's window not fitting, or a person's scan at the console) counts
- *   apart (`scan`). The first label, a label sent again and a printer emptied by a failure count none; the
- *   printer waiting for work is not the agent's, and a printer that never says a label is out counts none.
- *   `waits` has the counts (the console and `GET /metrics` show them).
+ * - **The printer's waits on the agent.** After a label comes out leaving no whole format in the printer (none
+ *   queued, or the next one still arriving), the time until the next format is wholly in it counts as a wait
+ *   on the agent when the next label's job was already claimed here (from its claim if that came later): the
+ *   agent held the label while the line stood. A wait spent until the label before was scanned (the scanner's
+ *   window not fitting, or a person's scan at the console) counts apart (`scan`). The first label, a label
+ *   sent again and a printer emptied by a failure count none; the printer waiting for work is not the agent's,
+ *   and a printer that never says a label is out counts none. The agent learns a label is out from its
+ *   read-back, a few milliseconds after it is, so its count is at most the printer's. `waits` has the counts
+ *   (the console and `GET /metrics` show them).
  */
 import type { PrinterStatus } from '@dpp/shared';
 import { AgentError } from '../errors.js';
@@ -97,7 +99,10 @@ export class PrintLane {
   private readonly covered = new Set<string>();
   /** When each attempt whose label is not sent yet was claimed. */
   private readonly claimedAt = new Map<string, number>();
-  /** When a label came out into an empty printer; null once a format went in. */
+  /**
+   * When a label came out leaving no whole format in the printer (one still arriving does not print); null once
+   * a format is in.
+   */
   private emptySince: number | null = null;
   private readonly waited: PrinterWaits = { agent: { labels: 0, ms: 0 }, scan: { labels: 0, ms: 0 } };
 
@@ -228,8 +233,6 @@ export class PrintLane {
         onCancel: new Set(),
       };
       this.tickets.push(ticket);
-      const emptySince = this.emptySince;
-      this.emptySince = null;
       const claimedAt = this.claimedAt.get(attemptId);
       this.claimedAt.delete(attemptId);
       this.unscanned.add(attemptId);
@@ -238,6 +241,9 @@ export class PrintLane {
       try {
         const result = await write(ticket);
         ticket.sentAt = this.now();
+        // The printer stood empty from the label ahead out (before this format or while it arrived) until now.
+        const emptySince = this.emptySince;
+        this.emptySince = null;
         if (emptySince !== null && claimedAt !== undefined) {
           const waits = heldForScan || waitedForRead ? this.waited.scan : this.waited.agent;
           waits.labels += 1;
@@ -245,6 +251,7 @@ export class PrintLane {
         }
         return { ticket, result };
       } catch (err) {
+        this.emptySince = null;
         // The caller decides (it may be out); the ticket stays until it settles it.
         (err as { laneTicket?: LaneTicket }).laneTicket = ticket;
         throw err;
@@ -282,7 +289,7 @@ export class PrintLane {
     this.lastOutAt = at;
     if (this.scansAtExit) this.outAt.set(t.attemptId, at);
     this.settle(t);
-    if (this.tickets.length === 0) this.emptySince = at;
+    if (this.tickets.every((x) => x.sentAt === undefined)) this.emptySince = at;
   }
 
   /**
