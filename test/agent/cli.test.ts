@@ -149,6 +149,8 @@ describe('dpp-agent CLI', () => {
         return (await main(['status'], o)) === 0 ? o.out.join('\n') : '';
       };
       await expect.poll(status, { timeout: 30_000, interval: 500 }).toMatch(/^zebra-1 +ready/m);
+      // No label yet: nothing waited (the printer's waits on the agent, and on a scan of the label ahead).
+      expect(await status()).toMatch(/^zebra-1 +ready +- +- +0 agent, 0 scan/m);
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       child.kill('SIGTERM');
       expect(await exited).toBe(0);

@@ -25,12 +25,15 @@ export async function statusCommand(loaded: LoadedConfig, json: boolean, out: Ou
   );
   out.line();
   for (const l of table([
-    ['PRINTER', 'STATE', 'JOB', 'STEP', 'DETAIL'],
+    // WAITED: labels before which the printer stood empty with its next label claimed here, on the agent / on a
+    // scan of the label ahead (agent/README.md, "The line's figures").
+    ['PRINTER', 'STATE', 'JOB', 'STEP', 'WAITED', 'DETAIL'],
     ...s.printers.map((p) => [
       p.name,
       p.state,
       p.currentJob?.jobRef ?? '-',
       p.currentJob?.step ?? '-',
+      `${p.waits.agent.labels} agent, ${p.waits.scan.labels} scan`,
       p.detail ?? '',
     ]),
   ]))
