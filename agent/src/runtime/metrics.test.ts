@@ -47,26 +47,30 @@ describe('AgentMetrics', () => {
     );
     const lines = text.split('\n');
     expect(text.endsWith('\n')).toBe(true);
-    expect(lines).toContain('# TYPE dpp_agent_jobs_finished_total counter');
-    expect(lines).toContain('dpp_agent_jobs_finished_total{printer="zebra-1",step="sealed"} 2');
-    expect(lines).toContain('dpp_agent_jobs_finished_total{printer="zebra-1",step="failed"} 1');
-    expect(lines).toContain('dpp_agent_jobs_finished_total{printer="zebra-2",step="sealed"} 0');
-    // Cumulative buckets: 30 ms falls in le=0.05, 140 ms in le=0.25.
-    expect(lines).toContain('dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.025"} 0');
-    expect(lines).toContain('dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.05"} 1');
-    expect(lines).toContain('dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.1"} 1');
-    expect(lines).toContain('dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.25"} 2');
-    expect(lines).toContain('dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="+Inf"} 2');
-    expect(lines).toContain('dpp_agent_label_agent_seconds_count{printer="zebra-1"} 2');
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        '# TYPE dpp_agent_jobs_finished_total counter',
+        'dpp_agent_jobs_finished_total{printer="zebra-1",step="sealed"} 2',
+        'dpp_agent_jobs_finished_total{printer="zebra-1",step="failed"} 1',
+        'dpp_agent_jobs_finished_total{printer="zebra-2",step="sealed"} 0',
+        'dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.025"} 0',
+        'dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.05"} 1',
+        'dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.1"} 1',
+        'dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="0.25"} 2',
+        'dpp_agent_label_agent_seconds_bucket{printer="zebra-1",le="+Inf"} 2',
+        'dpp_agent_label_agent_seconds_count{printer="zebra-1"} 2',
+        'dpp_agent_printer_waits_total{printer="zebra-1",reason="agent"} 2',
+        'dpp_agent_printer_waits_total{printer="zebra-1",reason="scan"} 1',
+        'dpp_agent_printer_wait_seconds_total{printer="zebra-1",reason="agent"} 0.045',
+        'dpp_agent_scan_window_queues_ahead{printer="zebra-1"} 1',
+        'dpp_agent_scan_window_queues_ahead{printer="zebra-2"} 0',
+        'dpp_agent_outbox_results{state="pending"} 1',
+      ]),
+    );
+    // Cumulative buckets above: 30 ms falls in le=0.05, 140 ms in le=0.25.
     expect(lines.find((l) => l.startsWith('dpp_agent_label_agent_seconds_sum{printer="zebra-1"}'))).toMatch(
       / 0\.17\d*$/,
     );
-    expect(lines).toContain('dpp_agent_printer_waits_total{printer="zebra-1",reason="agent"} 2');
-    expect(lines).toContain('dpp_agent_printer_waits_total{printer="zebra-1",reason="scan"} 1');
-    expect(lines).toContain('dpp_agent_printer_wait_seconds_total{printer="zebra-1",reason="agent"} 0.045');
-    expect(lines).toContain('dpp_agent_scan_window_queues_ahead{printer="zebra-1"} 1');
-    expect(lines).toContain('dpp_agent_scan_window_queues_ahead{printer="zebra-2"} 0');
-    expect(lines).toContain('dpp_agent_outbox_results{state="pending"} 1');
     // Every sample line belongs to a family declared before it.
     const declared = new Set(lines.filter((l) => l.startsWith('# TYPE ')).map((l) => l.split(' ')[2]));
     for (const l of lines.filter((x) => x && !x.startsWith('#')))
