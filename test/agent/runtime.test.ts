@@ -90,7 +90,13 @@ describe('the agent at rest', () => {
       status: 'online',
       printers: ['zebra-1', 'zebra-2'],
     });
-    await expect.poll(() => retained(topics.printerStatus('zebra-1'))).toMatchObject({ state: 'ready' });
+    // With the printer's waits, for a dashboard of the whole floor on the broker (none yet: nothing printed).
+    await expect
+      .poll(() => retained(topics.printerStatus('zebra-1')))
+      .toMatchObject({
+        state: 'ready',
+        waits: { agent: { labels: 0, ms: 0 }, scan: { labels: 0, ms: 0 } },
+      });
 
     const events: string[] = [];
     const ac = new AbortController();

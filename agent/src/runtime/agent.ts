@@ -206,6 +206,7 @@ export class Agent implements ConsoleBackend {
             ...(view.detail ? { detail: view.detail } : {}),
             ...(view.currentJob ? { jobRef: view.currentJob.jobRef } : {}),
             at: view.statusAt ?? new Date(now()).toISOString(),
+            waits: view.waits,
           });
         },
       });

@@ -30,6 +30,8 @@ export const PRINTER_STATES = [
 ] as const;
 export type PrinterState = (typeof PRINTER_STATES)[number];
 
+const WaitCountSchema = z.object({ labels: z.number().int().min(0), ms: z.number().min(0) });
+
 /** One printer's status as the device last saw it (retained). */
 export const PrinterStatusMessageSchema = z.object({
   printer: z.string(),
@@ -37,6 +39,11 @@ export const PrinterStatusMessageSchema = z.object({
   detail: z.string().optional(),
   jobRef: z.string().optional(),
   at: z.iso.datetime(),
+  /**
+   * Since the agent started: labels before which the printer stood empty with its next label claimed on the device,
+   * and for how long in all; on the agent, and on a scan of the label ahead (agent/README.md, "The line's figures").
+   */
+  waits: z.object({ agent: WaitCountSchema, scan: WaitCountSchema }).optional(),
 });
 export type PrinterStatusMessage = z.infer<typeof PrinterStatusMessageSchema>;
 
