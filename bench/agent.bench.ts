@@ -68,6 +68,7 @@ export async function run(): Promise<BenchRow[]> {
     const m = await measure(t, key, mechanics, { forTable: true });
     printProfile(m.profile!, LABELS, m.elapsedS, m.steps, m.measured);
     printPrinter('printer', m, mechanics);
+    printEarlierAccounting(m);
     // The fastest RFID printers (eight labels a second): the agent's scanner window and pipeline at that pace,
     // printed beside the table (the targets above are the default printer's).
     // Once with the simulator in this process, as every figure above, and once in a process of its own (a
@@ -286,6 +287,33 @@ async function measure(
   } finally {
     await floor.close();
   }
+}
+
+/**
+ * The table's agent time per label counts a job's wait for a printer that is not ready (paused, out of paper) as
+ * the printer's, since 874aec5 (round 14); the target was set when that wait was the agent's. Printed here under
+ * the earlier accounting, so every run reports the figure both ways: each label's time from its step
+ * `waiting_printer` to `printing` added back (the status calls and the send inside it were the printer's then too,
+ * so this is at most the earlier figure).
+ */
+function printEarlierAccounting(m: Measured): void {
+  const earlier = m.measured
+    .map((e) => {
+      const at = m.steps.get(e.jobRef);
+      const waited = at?.get('waiting_printer');
+      const printing = at?.get('printing');
+      const gate =
+        waited !== undefined && printing !== undefined && printing >= waited ? printing - waited : 0;
+      return e.timings!.totalMs - e.timings!.deviceMs - e.timings!.humanMs + gate;
+    })
+    .sort((a, b) => a - b);
+  const waitedLabels = m.measured.filter((e) => m.steps.get(e.jobRef)?.has('waiting_printer')).length;
+  console.log(
+    `  agent time per label with a wait for a printer not ready counted as the agent's (the accounting before ` +
+      `874aec5): p50 up to ${percentile(earlier, 50).toFixed(0)} ms, p99 up to ${percentile(earlier, 99).toFixed(0)} ms ` +
+      `(target <= ${TARGET_PER_LABEL_P50_MS} / <= ${TARGET_PER_LABEL_P99_MS} ms, unchanged); ${waitedLabels} of ` +
+      `${m.measured.length} labels waited for the printer (the benchmark pauses it while it queues the measured jobs)`,
+  );
 }
 
 /** The waits counted between two readings of a printer's `waits`. */
