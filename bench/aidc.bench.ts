@@ -22,7 +22,7 @@ import {
 import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
 import { PgStatementCounter, SqlTimer, type SqlShare } from './lib/sql-timing.js';
-import type { LoadInput } from './lib/print-load.js';
+import type { LoadInput, LoadOutput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
 const JOBS = 4000;
@@ -78,6 +78,8 @@ interface FloorRun {
   treeHeads?: number;
   /** The share of the run each event loop was busy: the control plane's (this thread) and the devices' worker. */
   busy?: { controlPlane: number; devices: number };
+  /** Cores this process used meanwhile: the control plane's thread, the devices', the rest (Linux only). */
+  cores?: LoadOutput['cores'];
 }
 
 const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
@@ -125,6 +127,14 @@ function printInside(floor: string, run: FloorRun): void {
       `  ${floor}: event loops busy: control plane ${pct(run.busy.controlPlane)}, devices' thread ` +
         `${pct(run.busy.devices)} (a devices' thread near 100 % drives no harder: the floor is then the bench's limit)`,
     );
+  if (run.cores) {
+    const { main, devices, rest } = run.cores;
+    console.log(
+      `  ${floor}: cores this process used: control plane's thread ${main.toFixed(2)}, devices' thread ` +
+        `${devices.toFixed(2)}, its other threads ${rest.toFixed(2)} (V8's garbage collection and compiler helpers, ` +
+        `libuv's pool), ${(main + devices + rest).toFixed(2)} of the machine's ${availableParallelism()}`,
+    );
+  }
 }
 
 /**
@@ -171,6 +181,7 @@ async function inProcess(
       resultMs: out.resultMs.sort((a, b) => a - b),
       treeHeads: heads,
       busy: { controlPlane: controlPlaneBusy, devices: out.busy },
+      ...(out.cores ? { cores: out.cores } : {}),
       ...(summary ? { profile: summary } : {}),
       ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commitMs: sqlTimer.commitDurations() } } : {}),
       ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs, planning } } : {}),

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { statCpuSeconds } from './proc-cpu.js';
 
 export interface ControlPlaneProcess {
   url: string;
@@ -71,13 +72,7 @@ export async function startControlPlaneProcess(
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux, 100 ticks a second). */
 export function cpuSecondsOf(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0; // the process ended
-  }
+  return statCpuSeconds(`/proc/${pid}/stat`) ?? 0; // 0: the process ended
 }
 
 /** CPU seconds used by every process of this name (e.g. the PostgreSQL server's backends). */

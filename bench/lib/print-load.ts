@@ -8,6 +8,7 @@ import { type JsonWebKey, webcrypto } from 'node:crypto';
 import { parentPort, workerData } from 'node:worker_threads';
 import { httpCaller, keepAliveTransport } from '@dpp/control-plane';
 import { HttpPrintDevice, type EnrolledTestDevice } from '@dpp/testkit';
+import { processCpuSeconds, statCpuSeconds, threadCpuSeconds } from './proc-cpu.js';
 
 export interface LoadDevice {
   id: string;
@@ -46,6 +47,31 @@ export interface LoadOutput {
   seconds: number;
   /** The share of the run the devices' thread was busy (its event loop's utilization, 0 to 1). */
   busy: number;
+  /**
+   * Cores this process used in the run: its main thread (the control plane, when it runs in this process), the
+   * devices' thread, and the rest of the process (V8's garbage collection and compiler helpers, libuv's pool).
+   * Undefined without Linux's /proc.
+   */
+  cores?: { main: number; devices: number; rest: number };
+}
+
+/** CPU seconds so far of this process's main thread, of this thread and of the whole process. */
+function cpuNow() {
+  return {
+    main: statCpuSeconds(`/proc/self/task/${process.pid}/stat`),
+    devices: threadCpuSeconds(),
+    all: processCpuSeconds(),
+  };
+}
+
+function coresSince(before: ReturnType<typeof cpuNow>, seconds: number): LoadOutput['cores'] {
+  const after = cpuNow();
+  if ([before.main, before.devices, before.all, after.main, after.devices, after.all].includes(null))
+    return undefined;
+  const main = after.main! - before.main!;
+  const devices = after.devices! - before.devices!;
+  const rest = after.all! - before.all! - main - devices;
+  return { main: main / seconds, devices: devices / seconds, rest: Math.max(0, rest) / seconds };
 }
 
 async function run(input: LoadInput): Promise<LoadOutput> {
@@ -75,6 +101,7 @@ async function run(input: LoadInput): Promise<LoadOutput> {
   let sealed = 0;
   const started = performance.now();
   const loopBefore = performance.eventLoopUtilization();
+  const cpuBefore = cpuNow();
   const printers = Array.from({ length: input.printers }, (_, i) => ({ name: `zebra-${i + 1}` }));
   // A paced device's printers take one label each per period; a call answered late does not catch up.
   const periodMs = input.printerLabelsPerSecond ? 1000 / input.printerLabelsPerSecond : 0;
@@ -115,13 +142,16 @@ async function run(input: LoadInput): Promise<LoadOutput> {
       }
     }),
   );
+  const seconds = (performance.now() - started) / 1000;
+  const cores = coresSince(cpuBefore, seconds);
   return {
     claimMs,
     firstClaimMs,
     resultMs,
     sealed,
-    seconds: (performance.now() - started) / 1000,
+    seconds,
     busy: performance.eventLoopUtilization(loopBefore).utilization,
+    ...(cores ? { cores } : {}),
   };
 }
 
