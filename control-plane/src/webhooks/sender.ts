@@ -1,7 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { performance } from 'node:perf_hooks';
 
 /** The outcome of one HTTP try: the receiver's status, or why there was none. */
 export interface SendResult {
