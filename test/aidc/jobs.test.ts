@@ -398,6 +398,16 @@ describe.each(testDialects())('orchestrated print jobs (%s)', (dialect) => {
     );
     const pretty = await dev.bundle(c, reported, {}, { encode: (v) => JSON.stringify(v, null, 2) });
     await refused('SEALED', { evidence_bundle: { jws: pretty } }, 'evidence.evidence_bundle.jws.payload');
+    // Compact, but its members in reverse order.
+    const reordered = await dev.bundle(
+      c,
+      reported,
+      {},
+      {
+        encode: (v) => JSON.stringify(Object.fromEntries(Object.entries(v as object).reverse())),
+      },
+    );
+    await refused('SEALED', { evidence_bundle: { jws: reordered } }, 'evidence.evidence_bundle.jws.payload');
     expect(await state()).toBe('SCAN_VERIFIED');
     await ok('SEALED', { evidence_bundle: { jws: await dev.bundle(c, reported) } });
   });

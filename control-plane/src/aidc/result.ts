@@ -18,6 +18,7 @@ import {
   type SealReceiptPayload,
   canonicalJson,
   canonicalJsonBytes,
+  isCanonicalJsonText,
   publicAttestation,
   resultSources,
 } from '@dpp/shared';
@@ -411,7 +412,7 @@ async function checkBundle(
     });
   }
   // The signed bytes are the canonical form (RFC 8785), so anyone can recompute the bundle's hash.
-  if (signedText !== canonicalJson(payload)) {
+  if (!isCanonicalJsonText(signedText, payload)) {
     throw rejected('The evidence bundle payload is not in canonical JSON (RFC 8785)', {
       field: 'evidence.evidence_bundle.jws.payload',
       expected: 'RFC 8785 (JCS) canonical JSON',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CodecError } from '../errors/codec-error.js';
 import { vectorsDir } from '../testing/vectors.js';
-import { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+import { canonicalJson, canonicalJsonBytes, isCanonicalJsonText } from './canonical-json.js';
 
 const inputDir = join(vectorsDir(), 'jcs', 'input');
 const outputDir = join(vectorsDir(), 'jcs', 'output');
@@ -118,5 +118,86 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ '\u{1f602}': '\u{1f602}\n\u0007"' })).toBe(
       '{"\u{1f602}":"\u{1f602}\\n\\u0007\\""}',
     );
+  });
+});
+
+describe('isCanonicalJsonText', () => {
+  /** What it answers for a text, and what the walk answers: they must agree. */
+  const both = (text: string) => {
+    const value: unknown = JSON.parse(text);
+    return { fast: isCanonicalJsonText(text, value), walk: canonicalJson(value) === text };
+  };
+
+  it.each(files)('%s: the canonical output is canonical, the input only if it is the output', (file) => {
+    const input = readFileSync(join(inputDir, file), 'utf8');
+    const output = readFileSync(join(outputDir, file), 'utf8');
+    expect(isCanonicalJsonText(output, JSON.parse(output))).toBe(true);
+    expect(both(input)).toEqual({ fast: input === output, walk: input === output });
+  });
+
+  it('agrees with the walk on generated texts, canonical or in any other order or spacing', () => {
+    // A fixed sequence (a linear congruential generator), so a failure repeats.
+    let seed = 42;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const keys = ['a', 'b', 'B', '1', '2', '10', '01', '', 'é', '\u{1f602}', 'a b', '"q"', '\n', 'z'];
+    const scalars = [
+      0,
+      -0,
+      1,
+      -1,
+      0.1 + 0.2,
+      1e21,
+      1e-7,
+      2 ** 53,
+      'x',
+      '',
+      'é\u{1f602}',
+      '\u0007',
+      true,
+      false,
+      null,
+    ];
+    const value = (depth: number): unknown => {
+      const r = next();
+      if (depth > 3 || r < 0.4) return pick(scalars);
+      if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+      const o: Record<string, unknown> = {};
+      for (let i = Math.floor(next() * 5); i > 0; i--) o[pick(keys)] = value(depth + 1);
+      return o;
+    };
+    /** The same value written with each object's members in reverse order. */
+    const reversed = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map(reversed).join(',')}]`;
+      if (typeof v === 'object' && v !== null) {
+        const members = Object.keys(v).map(
+          (k) => `${JSON.stringify(k)}:${reversed((v as Record<string, unknown>)[k])}`,
+        );
+        return `{${members.reverse().join(',')}}`;
+      }
+      return JSON.stringify(v);
+    };
+    let canonical = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const v = value(0);
+      for (const text of [canonicalJson(v), JSON.stringify(v), JSON.stringify(v, null, 1), reversed(v)]) {
+        const answer = both(text);
+        expect(answer.fast, text).toBe(answer.walk);
+        if (answer.fast) canonical++;
+      }
+    }
+    // Both answers occur, and often.
+    expect(canonical).toBeGreaterThan(2_000);
+    expect(canonical).toBeLessThan(8_000);
+  });
+
+  it('finds canonical a text whose keys are array indices in code unit order (written by the walk)', () => {
+    expect(both('{"1":0,"10":0,"2":0}')).toEqual({ fast: true, walk: true });
+    expect(both('{"1":0,"2":0,"10":0}')).toEqual({ fast: false, walk: false });
+  });
+
+  it('refuses a lone surrogate as the walk does', () => {
+    expect(codeOf(() => isCanonicalJsonText('{"a":"\\ud800"}', { a: '\ud800' }))).toBe('INVALID_JSON');
+    expect(codeOf(() => isCanonicalJsonText('{"\\udc00":1}', { '\udc00': 1 }))).toBe('INVALID_JSON');
   });
 });

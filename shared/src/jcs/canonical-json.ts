@@ -126,3 +126,63 @@ export function canonicalJson(value: unknown): string {
 export function canonicalJsonBytes(value: unknown): Uint8Array {
   return utf8.encode(canonicalJson(value));
 }
+
+/** Deeper than this, {@link inCanonicalOrder} leaves the answer to the walk (which also finds cycles). */
+const ORDER_CHECK_DEPTH = 256;
+
+/**
+ * Whether JSON.stringify writes `value` as {@link canonicalJson} does: every object plain, its members in
+ * UTF-16 code unit order as they are enumerated, none undefined; every string without a lone surrogate;
+ * every number finite. JSON.stringify then differs from the walk in nothing (its numbers and strings are
+ * the walk's own), so it writes the canonical text in one native call.
+ */
+function inCanonicalOrder(value: unknown, depth: number): boolean {
+  switch (typeof value) {
+    case 'string':
+      return PLAIN.test(value) || !LONE_SURROGATE.test(value);
+    case 'number':
+      return Number.isFinite(value);
+    case 'boolean':
+      return true;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (value === null) return true;
+  if (depth > ORDER_CHECK_DEPTH) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  if (hasToJson(value)) return false;
+  let previous: string | undefined;
+  // In the order JSON.stringify writes them (for...in lists a plain object's own keys in that order).
+  for (const key in value) {
+    if (!Object.prototype.hasOwnProperty.call(value, key)) return false;
+    if (previous !== undefined && !(previous < key)) return false;
+    if (
+      !inCanonicalOrder(key, depth) ||
+      !inCanonicalOrder((value as Record<string, unknown>)[key], depth + 1)
+    )
+      return false;
+    previous = key;
+  }
+  return true;
+}
+
+/**
+ * Whether `text` is the canonical JSON text (RFC 8785) of `value`: `canonicalJson(value) === text`, throwing as it
+ * does, with less work when `value` is `text` parsed. A JSON.parse result whose members already come in canonical
+ * order (the text was canonical, or its keys are not array indices) is written by one JSON.stringify call; any
+ * other value by the walk.
+ *
+ * @example
+ * const text = '{"a":1,"b":[true]}';
+ * isCanonicalJsonText(text, JSON.parse(text)); // true
+ */
+export function isCanonicalJsonText(text: string, value: unknown): boolean {
+  return inCanonicalOrder(value, 0) ? JSON.stringify(value) === text : canonicalJson(value) === text;
+}

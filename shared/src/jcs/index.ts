@@ -1,2 +1,2 @@
 /** RFC 8785 JSON Canonicalization Scheme. */
-export { canonicalJson, canonicalJsonBytes } from './canonical-json.js';
+export { canonicalJson, canonicalJsonBytes, isCanonicalJsonText } from './canonical-json.js';
