@@ -38,6 +38,23 @@ describe('canonicalJson', () => {
     expect(canonicalJson({ '\ufb33': 1, '\u{1f602}': 2 })).toBe('{"\u{1f602}":2,"\ufb33":1}');
   });
 
+  it('orders few members and many the same way, whatever order they were added in', () => {
+    const names = ['b', 'a', '10', '9', 'B', '', '\ufb33', '\u{1f602}', 'é', 'e', 'aa', 'a '];
+    for (const count of [2, 5, 12, 24, 25, 60]) {
+      const keys = Array.from(
+        { length: count },
+        (_, i) => `${names[(i * 7) % names.length]}${Math.floor(i / 12)}`,
+      );
+      const object = Object.fromEntries(keys.map((k, i) => [k, i]));
+      const expected = `{${[...new Set(keys)]
+        .sort()
+        .map((k) => `${JSON.stringify(k)}:${object[k]}`)
+        .join(',')}}`;
+      expect(canonicalJson(object)).toBe(expected);
+      expect(canonicalJson(Object.fromEntries(Object.entries(object).reverse()))).toBe(expected);
+    }
+  });
+
   it('serialises numbers the ECMAScript way', () => {
     expect(canonicalJson([1e21, 1e-7, -0, 0.1 + 0.2, 100])).toBe('[1e+21,1e-7,0,0.30000000000000004,100]');
   });
