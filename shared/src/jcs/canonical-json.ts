@@ -193,9 +193,9 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
 
 /**
  * Whether `text` is the canonical JSON text (RFC 8785) of `value`: `canonicalJson(value) === text`, throwing as it
- * does, with less work when `value` is `text` parsed. A JSON.parse result whose members already come in canonical
- * order (the text was canonical, or its keys are not array indices) is written by one JSON.stringify call; any
- * other value by the walk.
+ * does, with less work when `value` is `text` parsed. JSON.parse keeps the text's order of members (array indices
+ * first): when that is code unit order, as in every canonical text without array-index keys, one JSON.stringify
+ * call writes the value; any other value goes to the walk.
  *
  * @example
  * const text = '{"a":1,"b":[true]}';
