@@ -53,10 +53,16 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
     printer: Omit<FloorPrinter, 'name'> = {},
     agent: Parameters<typeof startFloor>[2]['agent'] = {},
     start = true,
+    now?: () => number,
   ): Promise<{ product: PrintableProduct; name: string; floor: Floor }> {
     const name = `zebra-d${++drill}`;
     const product = await printableProduct(t, key, count);
-    floor = await startFloor(t, key, { printers: [{ name, rfid: true, ...printer }], agent, start });
+    floor = await startFloor(t, key, {
+      printers: [{ name, rfid: true, ...printer }],
+      agent,
+      start,
+      ...(now ? { now } : {}),
+    });
     return { product, name, floor };
   }
 
@@ -88,25 +94,34 @@ describe.each(testDialects())('failure drills (%s)', (dialect) => {
   });
 
   it('printer paused as a claimed job comes to it: the job waits at the send gate, and the wait is the printer time', async () => {
-    const { product, name, floor } = await setUp(1);
+    // The agent's clock is the wall clock plus what the test adds: a jump made while the job waits counts exactly.
+    let added = 0;
+    const { product, name, floor } = await setUp(1, {}, {}, true, () => Date.now() + added);
     const sim = floor.printers[name]!;
-    // Paused the moment the job is claimed, for 2 s: the job renders, then waits for the printer at its gate.
+    const JUMP_MS = 5_000;
+    // Paused the moment the job is claimed: it renders, then waits for the printer at its gate, where it stays
+    // until the test resumes the printer. The clock jumps while it waits there (in its status calls or the
+    // pauses between them, which are the printer's time), and the printer resumes after.
     const steps: JobStepEvent[] = [];
     floor.agent!.events.on('job', (e) => {
       steps.push(e);
-      if (e.step !== 'claimed') return;
-      sim.faults.set('paused', true);
-      setTimeout(() => sim.faults.set('paused', false), 2000);
+      if (e.step === 'claimed') sim.faults.set('paused', true);
+      if (e.step === 'waiting_printer' && added === 0) {
+        setTimeout(() => {
+          added = JUMP_MS;
+          setTimeout(() => sim.faults.set('paused', false), 100);
+        }, 1);
+      }
     });
     await queue(product, name);
     await waitFinished(t, key, product, 60_000);
     const o = await checkOutcomes(t, key, product, [sim]);
     expect(o.sealed).toHaveLength(1);
     expect(steps.map((e) => e.step)).toContain('waiting_printer');
-    // Of the 2 s paused, what the job spent after rendering is its printer time, not the agent's (the status
-    // calls alone, a print and a scan on an instant simulator, come nowhere near 1 s).
+    expect(added).toBe(JUMP_MS);
+    // The time the clock jumped is in the job's printer time (the agent's own is the rest of its total).
     const sealed = steps.find((e) => e.step === 'sealed')!;
-    expect(sealed.timings!.deviceMs).toBeGreaterThanOrEqual(1000);
+    expect(sealed.timings!.deviceMs).toBeGreaterThanOrEqual(JUMP_MS);
   });
 
   it('RFID void tag: VOID labels, the held format cancelled, the job printed again after the operator clears', async () => {

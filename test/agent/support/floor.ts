@@ -44,6 +44,8 @@ export interface FloorOptions {
   otherPrinters?: Array<Record<string, unknown>>;
   /** Start the agent in this process (default true). */
   start?: boolean;
+  /** The agent's clock (Date.now by default). */
+  now?: () => number;
 }
 
 export interface Floor {
@@ -140,7 +142,10 @@ export async function startFloor(
     printers,
     scanners,
     startAgent: async () => {
-      floor.agent = await startAgent(config, { log: testLogger() });
+      floor.agent = await startAgent(config, {
+        log: testLogger(),
+        ...(options.now ? { now: options.now } : {}),
+      });
       return floor.agent;
     },
     close: async () => {
