@@ -166,15 +166,17 @@ describe.each(testDialects())('the pipeline on one printer (%s)', (dialect) => {
     const agent = floor!.agent!;
     const scanner = floor!.scanners[name]!;
     const windowOpen = () => agent.status().printers.find((p) => p.name === name)!.scanWindow.queuesAhead;
-    // Once formats are queued, the scanner's line slows to 2400 baud for a second: a read (about 100 bytes)
-    // then takes longer than a label, so the label behind comes out over the one being read.
+    // Once formats are queued, the scanner's line slows to 2400 baud for 2.5 s: a read (about 100 bytes) then
+    // takes longer than a label, so the label behind comes out over the one being read. Long enough for several
+    // reads: the lane forgives one slow scan in eight, and on a loaded machine the first read may begin before the
+    // line slows.
     let slowedAt = -1;
     let closed = false;
     agent.events.on('job', (e) => {
       if (slowedAt < 0 && e.step === 'printing' && windowOpen() && events.includes('out 4')) {
         slowedAt = events.length;
         scanner.setBaudRate(2400);
-        setTimeout(() => scanner.setBaudRate(115200), 1000);
+        setTimeout(() => scanner.setBaudRate(115200), 2500);
       }
       if (slowedAt >= 0 && !closed && !windowOpen()) {
         closed = true;
