@@ -8,6 +8,7 @@ import {
   type CallResult,
   type TestControlPlane,
 } from '@dpp/testkit';
+import { percentile } from './lib/aidc-floor.js';
 import { loadTest } from './lib/autocannon.js';
 import { formatSummary, profiled } from './lib/profile.js';
 import type { BenchRow } from './lib/table.js';
@@ -198,10 +199,6 @@ async function uncached(peers: { redirects: number; reads: number }): Promise<Be
 const CHANGES = 20;
 /** Seconds of resolver load on the other replica, begun with the changes (they take a few). */
 const LOAD_SECONDS = 10;
-
-/** The p-th percentile of sorted values. */
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
 /**
  * How soon a change made through one replica shows on another that answers public reads from its cache (issue

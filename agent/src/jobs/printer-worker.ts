@@ -51,7 +51,7 @@ export interface PrinterView {
   scanWindow: { labelMs: number | null; scanMs: number | null; queuesAhead: boolean };
   /**
    * Labels before which the printer stood empty, the label ahead out, while the next was already claimed here, and
-   * for how long in all; `scanner` those held until the label before was read (print-lane.ts).
+   * for how long in all; `scan` those held until the label before was read (print-lane.ts).
    */
   waits: PrinterWaits;
 }
