@@ -8,6 +8,7 @@ import { migrationProvider } from './migrations/index.js';
 import type { Database } from './schema.js';
 import { GuardedKysely } from './unit-of-work.js';
 import { enablePostgresReads, enableSqliteReads } from './direct-reads.js';
+import { StatementNames, nameRepeatedStatements } from './pg-statements.js';
 import {
   type CheckpointStats,
   type Checkpointer,
@@ -132,6 +133,7 @@ function openPostgres(url: string, schema: string | undefined, max: number): Ope
   });
   const db = new GuardedKysely<Database>({ dialect: new PostgresDialect({ pool }), poolSize: max });
   enablePostgresReads(db, pool);
+  nameRepeatedStatements(pool, new StatementNames());
   return {
     db,
     forceClose: () => {

@@ -5,11 +5,11 @@
  * mutex, result plugins), which costs about as much as the indexed read itself. The SQL is still built
  * and compiled by Kysely, once; the rows are the driver's, as Kysely would hand them over.
  */
-import { createHash } from 'node:crypto';
 import type SQLite from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type { Db } from './database.js';
+import { statementName } from './pg-statements.js';
 import type { GuardedKysely } from './unit-of-work.js';
 
 /** For a fixed set of statements (each is kept prepared for as long as the store is open). */
@@ -96,14 +96,14 @@ export function enableSqliteReads<DB>(db: GuardedKysely<DB>, database: SQLite.Da
 
 /**
  * On PostgreSQL: named statements, each parsed once per pooled connection (the name is the SQL's hash, so
- * one name never stands for two texts).
+ * one name never stands for two texts, and a text the driver's other statements name too has the same name).
  */
 export function enablePostgresReads<DB>(db: GuardedKysely<DB>, pool: pg.Pool): void {
   const names = new Map<string, string>();
   const nameOf = (sql: string) => {
     let name = names.get(sql);
     if (!name) {
-      name = `dpp_${createHash('sha256').update(sql).digest('hex').slice(0, 32)}`;
+      name = statementName(sql);
       names.set(sql, name);
     }
     return name;
