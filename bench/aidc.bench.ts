@@ -71,6 +71,8 @@ interface FloorRun {
     shares: { name: string; statements: number }[];
     jobs: number;
     planning: Awaited<ReturnType<PgStatementCounter['planning']>>;
+    /** Statements sent under a name (kept by their connection). */
+    named: number;
   };
   /** The claim calls' time inside the control plane (its request-duration histogram): shares within 10 and 50 ms. */
   inside?: { within10: number; within50: number };
@@ -184,7 +186,9 @@ async function inProcess(
       ...(out.cores ? { cores: out.cores } : {}),
       ...(summary ? { profile: summary } : {}),
       ...(sql && sqlTimer ? { sql: { shares: sql, jobs, commitMs: sqlTimer.commitDurations() } } : {}),
-      ...(pgStatements ? { pgStatements: { shares: pgStatements, jobs, planning } } : {}),
+      ...(pgStatements
+        ? { pgStatements: { shares: pgStatements, jobs, planning, named: pgCounter!.namedStatements() } }
+        : {}),
       ...(inside ? { inside } : {}),
     };
   } finally {
@@ -206,13 +210,16 @@ function printProfile(dialect: string, run: FloorRun): void {
   if (run.pgStatements) {
     const { shares, jobs } = run.pgStatements;
     const all = shares.reduce((n, s) => n + s.statements, 0);
+    const named = all > 0 ? (run.pgStatements.named / all) * 100 : 0;
     console.log(
-      `  PostgreSQL statements (round trips) per sealed job, by what they are for (${(all / jobs).toFixed(1)} in all):`,
+      `  PostgreSQL statements (round trips) per sealed job, by what they are for (${(all / jobs).toFixed(1)} in all, ` +
+        `${named.toFixed(0)} % of them sent as named statements, kept by their connection):`,
     );
     for (const s of shares) console.log(`    ${(s.statements / jobs).toFixed(2).padStart(6)}  ${s.name}`);
     console.log(
-      "  PostgreSQL's planning of the largest statement of the most frequent groups (EXPLAIN (SUMMARY), after the " +
-        'floor; every statement is planned again, none is prepared):',
+      "  PostgreSQL's planning of the largest statement of the most frequent groups when it is not kept (EXPLAIN " +
+        '(SUMMARY) of its text after the floor; a text sent three times is kept as a named statement, and planned ' +
+        'once while PostgreSQL keeps a generic plan for it):',
     );
     for (const p of run.pgStatements.planning)
       console.log(

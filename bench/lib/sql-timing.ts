@@ -102,6 +102,8 @@ export class PgStatementCounter {
   private readonly proto = pg.Client.prototype as unknown as { query: (...a: unknown[]) => unknown };
   private original: ((...a: unknown[]) => unknown) | undefined;
   private readonly byGroup = new Map<string, number>();
+  /** Statements sent under a name (store/pg-statements.ts: kept by the connection, planned once). */
+  private readonly sent = { named: 0 };
   /** Per group, the statement with the most parameters seen, and the client it ran on (for its plan). */
   private readonly samples = new Map<string, { text: string; values: unknown[]; client: unknown }>();
 
@@ -110,8 +112,10 @@ export class PgStatementCounter {
     this.original = original;
     const byGroup = this.byGroup;
     const samples = this.samples;
+    const sent = this.sent;
     this.proto.query = function (this: unknown, ...a: unknown[]) {
-      const q = a[0] as string | { text?: unknown; values?: unknown } | undefined;
+      const q = a[0] as string | { text?: unknown; values?: unknown; name?: unknown } | undefined;
+      if (typeof q === 'object' && typeof q?.name === 'string') sent.named++;
       const text = typeof q === 'string' ? q : q?.text;
       const values = typeof q === 'string' ? a[1] : q?.values;
       if (typeof text === 'string') {
@@ -128,6 +132,11 @@ export class PgStatementCounter {
   stop(): { name: string; statements: number }[] {
     if (this.original) this.proto.query = this.original;
     return this.counts();
+  }
+
+  /** How many of the statements counted were sent under a name. */
+  namedStatements(): number {
+    return this.sent.named;
   }
 
   private counts(): { name: string; statements: number }[] {
