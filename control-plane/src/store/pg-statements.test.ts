@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openTestStore, tenantRow } from '@dpp/testkit';
 import type { Db } from './database.js';
-import { MAX_NAMED, NAMED_AFTER, StatementNames, statementName } from './pg-statements.js';
+import { MAX_NAMED, MAX_NAMED_LENGTH, NAMED_AFTER, StatementNames, statementName } from './pg-statements.js';
 
 describe('which texts are sent as named statements', () => {
   const text = 'select id from tenants where id = $1';
@@ -46,6 +46,17 @@ describe('which texts are sent as named statements', () => {
     expect(names.nameFor('select 1')).toBe(statementName('select 1'));
     expect(names.size).toBe(3);
     expect(MAX_NAMED).toBeGreaterThanOrEqual(64);
+  });
+
+  it('never names a text longer than MAX_NAMED_LENGTH (a bulk write of many rows)', () => {
+    const names = new StatementNames(1);
+    const rows = Array.from({ length: 2_000 }, (_, i) => `($${2 * i + 1}, $${2 * i + 2})`).join(', ');
+    const bulk = `insert into t (a, b) values ${rows}`;
+    expect(bulk.length).toBeGreaterThan(MAX_NAMED_LENGTH);
+    for (let i = 0; i < 5; i++) expect(names.nameFor(bulk)).toBeUndefined();
+    const fits = `select ${'x'.repeat(MAX_NAMED_LENGTH - 7)}`;
+    expect(fits.length).toBe(MAX_NAMED_LENGTH);
+    expect(names.nameFor(fits)).toBe(statementName(fits));
   });
 
   it('never names a refused text again', () => {

@@ -8,7 +8,8 @@
  * connection parses it once and keeps it, and after five runs PostgreSQL may keep one generic plan for it
  * (`plan_cache_mode = auto`: when the generic plan is not costlier than the custom ones). A name is the text's
  * hash, so one name never stands for two texts. Connections never forget a statement, so the texts named are
- * bounded ({@link MAX_NAMED} per process); a text past the bound is sent as before.
+ * bounded ({@link MAX_NAMED} per process, each at most {@link MAX_NAMED_LENGTH} characters); a text past the
+ * bounds is sent as before.
  *
  * A statement kept across a schema change that changes the columns it answers (a `select *` after another
  * replica's migration added a column) is refused by PostgreSQL (SQLSTATE 0A000, "cached plan must not change
@@ -26,8 +27,13 @@ export const NAMED_AFTER = 3;
  * took about 3.6 MB of a backend's memory.
  */
 export const MAX_NAMED = 256;
+/**
+ * The longest text named, in characters: the print loop's are at most about 9,000 (a results batch's write set for
+ * four jobs); a bulk write of a thousand rows, tens of thousands of parameters, is neither counted nor kept.
+ */
+export const MAX_NAMED_LENGTH = 16_384;
 /** Texts counted toward {@link NAMED_AFTER} at once (the least recently seen are forgotten first). */
-const COUNTED = 2_048;
+const COUNTED = 512;
 /** Only statements that read or write rows are named (never BEGIN, SAVEPOINT, SET, DDL...). */
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
 /** PostgreSQL's "cached plan must not change result type": a kept statement outlived a change of its columns. */
@@ -53,7 +59,8 @@ export class StatementNames {
   nameFor(sql: string): string | undefined {
     const name = this.named.get(sql);
     if (name !== undefined) return name;
-    if (this.named.size >= this.max || !NAMEABLE.test(sql) || this.refused.has(sql)) return undefined;
+    if (this.named.size >= this.max || sql.length > MAX_NAMED_LENGTH || !NAMEABLE.test(sql)) return undefined;
+    if (this.refused.has(sql)) return undefined;
     const times = (this.seen.get(sql) ?? 0) + 1;
     if (times < this.after) {
       this.seen.set(sql, times);
