@@ -36,7 +36,11 @@ export const MAX_NAMED_LENGTH = 16_384;
 const COUNTED = 512;
 /** Only statements that read or write rows are named (never BEGIN, SAVEPOINT, SET, DDL...). */
 const NAMEABLE = /^\s*(select|insert|update|delete|with)\b/i;
-/** PostgreSQL's "cached plan must not change result type": a kept statement outlived a change of its columns. */
+/**
+ * The SQLSTATE of "cached plan must not change result type" (a kept statement outlived a change of its columns):
+ * feature_not_supported, which other refusals share. Those fail the same way when sent again unnamed, so the code
+ * alone decides (the message may be in the server's language).
+ */
 const STALE_PLAN = '0A000';
 
 /** The name a text is sent under: its hash. */
