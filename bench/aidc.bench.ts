@@ -63,6 +63,8 @@ interface FloorRun {
   /** Of `claimMs`, each device's first claim (all sent at once at the start). */
   firstClaimMs: number[];
   resultMs: number[];
+  /** On PostgreSQL: the cores its backends used while the floor ran (this machine's, beside this process's). */
+  postgresCores?: number;
   profile?: { layers: CostShare[]; parts: CostShare[] };
   /** SQLite's time by what the statements are for, and the jobs it was spent on. */
   sql?: { shares: SqlShare[]; jobs: number; commitMs: number[] };
@@ -137,6 +139,11 @@ function printInside(floor: string, run: FloorRun): void {
         `libuv's pool), ${(main + devices + rest).toFixed(2)} of the machine's ${availableParallelism()}`,
     );
   }
+  if (run.postgresCores !== undefined)
+    console.log(
+      `  ${floor}: PostgreSQL's backends used ${run.postgresCores.toFixed(2)} of a core, ` +
+        `${((run.postgresCores / run.perSecond) * 1000).toFixed(2)} ms of its CPU a sealed job`,
+    );
 }
 
 /**
@@ -167,8 +174,11 @@ async function inProcess(
     const claimsBefore = await claimDurations(t);
     const headsBefore = await treeHeads(t);
     const loopBefore = performance.eventLoopUtilization();
+    const postgresBefore = dialect === 'postgres' ? cpuSecondsOfName('postgres') : 0;
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
     const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
+    const postgresCores =
+      dialect === 'postgres' ? (cpuSecondsOfName('postgres') - postgresBefore) / out.seconds : undefined;
     const inside = insideShares(claimsBefore, await claimDurations(t));
     const heads = (await treeHeads(t)) - headsBefore;
     const sql = sqlTimer?.stop();
@@ -181,6 +191,7 @@ async function inProcess(
       claimMs: out.claimMs.sort((a, b) => a - b),
       firstClaimMs: out.firstClaimMs.sort((a, b) => a - b),
       resultMs: out.resultMs.sort((a, b) => a - b),
+      ...(postgresCores === undefined ? {} : { postgresCores }),
       treeHeads: heads,
       busy: { controlPlane: controlPlaneBusy, devices: out.busy },
       ...(out.cores ? { cores: out.cores } : {}),
