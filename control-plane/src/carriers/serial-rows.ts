@@ -65,6 +65,28 @@ const SERIAL_ROW_COLUMNS = [
 ] as const;
 
 /**
+ * On PostgreSQL, the row (with its product's company prefix length) of each serial the from-item `named` lists, by
+ * one index probe each: a LATERAL lookup with `limit 1`, which the planner cannot fold into a join whose plan would
+ * rest on statistics (with a tenant's serials allocated after the last ANALYZE, a join read all of them).
+ * `condition` finds a listed serial's row in `c` (carrier_serials); `lock` takes the rows FOR UPDATE.
+ */
+function probedSerialRows(
+  named: RawBuilder<unknown>,
+  tenantId: string,
+  condition: RawBuilder<SqlBool>,
+  lock = false,
+): RawBuilder<SerialRow> {
+  return sql<SerialRow>`
+      select s.serial, s.seq, s.gtin, s.product_id, s.print_status, p.company_prefix_length as cpl
+      from ${named}
+      cross join lateral (
+        select c.serial, c.seq, c.gtin, c.product_id, c.print_status from carrier_serials c
+        where c.tenant_id = ${tenantId} and ${condition} limit 1 ${lock ? sql`for update` : sql``}
+      ) s
+      join products p on p.id = s.product_id`;
+}
+
+/**
  * The tenant's serials among these numbers, with their product's company prefix length. On PostgreSQL the
  * rows are locked (FOR UPDATE) until the transaction ends, so what a report decides from print_status
  * ("newly printed, so commissioned") holds until it commits: a concurrent report of the same serial waits,
@@ -78,15 +100,8 @@ export async function lookupSerials(
 ): Promise<SerialRow[]> {
   if (seqs.length === 0) return [];
   if (isPostgres(trx)) {
-    const res = await sql<SerialRow>`
-      select s.serial, s.seq, s.gtin, s.product_id, s.print_status, p.company_prefix_length as cpl
-      from unnest(${[...seqs]}::bigint[]) as x(seq)
-      cross join lateral (
-        select c.serial, c.seq, c.gtin, c.product_id, c.print_status from carrier_serials c
-        where c.tenant_id = ${tenantId} and c.seq = x.seq limit 1 for update
-      ) s
-      join products p on p.id = s.product_id`.execute(trx);
-    return res.rows;
+    const named = sql`unnest(${[...seqs]}::bigint[]) as named(seq)`;
+    return (await probedSerialRows(named, tenantId, sql<SqlBool>`c.seq = named.seq`, true).execute(trx)).rows;
   }
   return trx
     .selectFrom('carrier_serials as s')
@@ -126,10 +141,10 @@ export async function lookupSerialsByText(
  * primary key), the others by the unique index of registered serials. The rows are not locked, so a write that
  * depends on their print_status is guarded by it ({@link printWrite} with `previous` on each row).
  *
- * On PostgreSQL each named serial is one probe of an index (a LATERAL lookup per serial, as in
- * {@link lookupSerials}): as a semi-join the plan depended on statistics, and with a tenant's serials allocated
- * after the last ANALYZE it read all of them for every batch (2,000 rows, 0.7 ms of PostgreSQL's time on the
- * benchmark's floor, growing with the tenant).
+ * On PostgreSQL each named serial is one probe of an index ({@link probedSerialRows}, as {@link lookupSerials}
+ * reads): as a semi-join the plan depended on statistics, and with a tenant's serials allocated after the last
+ * ANALYZE it read all of them for every batch (2,000 rows, 0.7 ms of PostgreSQL's time on the benchmark's floor,
+ * growing with the tenant).
  */
 export function serialRowsQuery(
   db: Db,
@@ -137,18 +152,12 @@ export function serialRowsQuery(
   serials: SelectQueryBuilder<Database, keyof Database, { serial: string }>,
 ): CompiledQuery<SerialRow> {
   if (isPostgres(db)) {
-    const named = sql`(select distinct n.serial from (${serials}) as n)`;
-    const probe = (condition: RawBuilder<SqlBool>) => sql`
-      select s.serial, s.seq, s.gtin, s.product_id, s.print_status, p.company_prefix_length as cpl
-      from ${named} as named
-      cross join lateral (
-        select c.serial, c.seq, c.gtin, c.product_id, c.print_status from carrier_serials c
-        where c.tenant_id = ${tenantId} and ${condition} limit 1
-      ) s
-      join products p on p.id = s.product_id`;
-    return sql<SerialRow>`${probe(sql`c.seq = ${counterNumberOf(db, sql.ref('named.serial'))}`)}
+    const named = sql`(select distinct n.serial from (${serials}) as n) as named`;
+    const counted = sql<SqlBool>`c.seq = ${counterNumberOf(db, sql.ref('named.serial'))}`;
+    const registered = sql<SqlBool>`c.serial = named.serial and ${registeredSerial('c')}`;
+    return sql<SerialRow>`${probedSerialRows(named, tenantId, counted)}
       union all
-      ${probe(sql`c.serial = named.serial and ${registeredSerial('c')}`)}`.compile(db);
+      ${probedSerialRows(named, tenantId, registered)}`.compile(db);
   }
   const rows = () =>
     db
