@@ -6,6 +6,7 @@ import {
   encodeSgtin96,
   sgtinPureIdentityUri,
 } from '@dpp/shared';
+import { CompiledQuery, createQueryId, type RootOperationNode, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
 import { labelCodes } from './codes.js';
@@ -213,4 +214,171 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
       expect(codes.elementString(serial)).toBe(`(01)${p9.gtin}(21)${serial}`);
     }
   });
+});
+
+describe.each(testDialects())("a product's serials read through its batches (%s)", (dialect) => {
+  let t: TestControlPlane;
+  let key: string;
+  let mine: { id: string };
+  /** The product's serials in the order allocated (the export's), and the failed ones among them. */
+  const expected: string[] = [];
+  const failed = new Set<string>();
+
+  beforeAll(async () => {
+    t = await startTestControlPlane({ dialect, env: { PUBLIC_BASE_URL: BASE } });
+    key = t.tenants.a.admin;
+    mine = await createProduct(t, key);
+    const other = await createProduct(t, key);
+    const register = async (productId: string, serials: string[]) => {
+      const res = await t.call('POST', '/api/v2/carriers/batch', { key, body: { productId, serials } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.serials as string[];
+    };
+    // Large and small batches, allocated and registered, between batches of another product.
+    expected.push(...(await allocate(t, key, mine.id, 23)).serials);
+    await allocate(t, key, other.id, 40);
+    for (let i = 0; i < 30; i++) {
+      expected.push(...(await allocate(t, key, mine.id, 1)).serials);
+      if (i % 7 === 0) await allocate(t, key, other.id, 3);
+    }
+    expected.push(...(await register(mine.id, ['R-1', 'R-2', 'R-3'])));
+    await allocate(t, key, other.id, 15);
+    expected.push(...(await allocate(t, key, mine.id, 9)).serials);
+    expected.push(...(await register(mine.id, ['R-4'])));
+    for (const s of [expected[0]!, expected[24]!, expected[40]!, expected[53]!, 'R-2']) failed.add(s);
+    const res = await t.call('POST', '/api/v2/carriers/print-status', {
+      key,
+      body: { results: [...failed].map((serial) => ({ serial, status: 'failed', reason: 'jam' })) },
+    });
+    expect(res.status, res.text).toBe(200);
+  });
+  afterAll(() => t?.close());
+
+  async function read(filter: { printState?: 'failed' | 'pending' }, pageSize: number) {
+    const pages: string[][] = [];
+    const rows = exportPages(
+      t.cp.store.db,
+      BASE,
+      { tenantId: t.tenants.a.id, productId: mine.id, ...filter },
+      pageSize,
+    );
+    for await (const page of rows) pages.push(page.map((r) => r.serial));
+    return pages;
+  }
+
+  it("gives the product's serials alone, in order, in full pages, at every page size", async () => {
+    expect(expected).toHaveLength(23 + 30 + 3 + 9 + 1);
+    for (const size of [1, 2, 3, 7, 10, 25, 64, 1_000]) {
+      const pages = await read({}, size);
+      expect(pages.flat(), `page size ${size}`).toEqual(expected);
+      expect(
+        pages.slice(0, -1).every((p) => p.length === size),
+        `page size ${size}`,
+      ).toBe(true);
+      expect(pages).toHaveLength(Math.ceil(expected.length / size));
+    }
+  });
+
+  it('narrows to a print state across batches', async () => {
+    for (const size of [1, 2, 4, 1_000]) {
+      expect((await read({ printState: 'failed' }, size)).flat()).toEqual(
+        expected.filter((s) => failed.has(s)),
+      );
+      expect((await read({ printState: 'pending' }, size)).flat()).toEqual(
+        expected.filter((s) => !failed.has(s)),
+      );
+    }
+  });
+
+  it('reads many small batches together: a few statements a page, not one a batch', async () => {
+    let statements = 0;
+    const counting = t.cp.store.db.withPlugin({
+      transformQuery: (args) => {
+        statements += 1;
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    });
+    let rows = 0;
+    const filter = { tenantId: t.tenants.a.id, productId: mine.id };
+    for await (const page of exportPages(counting, BASE, filter, 1_000)) rows += page.length;
+    expect(rows).toBe(expected.length);
+    // 34 batches on one page: the batches listed (twice: the second finds no more), one read of all of them
+    // together, and the codes of the product's one GTIN.
+    expect(statements).toBeLessThanOrEqual(6);
+  });
+
+  it.runIf(dialect === 'postgres')(
+    'reads a large batch a page of numbers at a time: no read touches more than a page, whatever the plan',
+    async () => {
+      const db = t.cp.store.db;
+      const large = await createProduct(t, key);
+      await allocate(t, key, large.id, 3_000);
+      const nodes: RootOperationNode[] = [];
+      const recording = db.withPlugin({
+        transformQuery: (args) => {
+          nodes.push(args.node);
+          return args.node;
+        },
+        transformResult: (args) => Promise.resolve(args.result),
+      });
+      let rows = 0;
+      const filter = { tenantId: t.tenants.a.id, productId: large.id };
+      for await (const page of exportPages(recording, BASE, filter, 100)) rows += page.length;
+      expect(rows).toBe(3_000);
+      const reads = nodes
+        .map((node) => db.getExecutor().compileQuery(node, createQueryId()))
+        .filter((q) => /from "carrier_serials"/.test(q.sql));
+      expect(reads).toHaveLength(30);
+      interface PlanNode {
+        'Relation Name'?: string;
+        'Actual Rows': number;
+        Plans?: PlanNode[];
+      }
+      const all = (n: PlanNode): PlanNode[] => [n, ...(n.Plans ?? []).flatMap(all)];
+      for (const read of reads) {
+        // Without an ordered index scan (as when statistics taken before the allocation make a bitmap scan and a
+        // sort look cheaper), a read bounded only by the batch's end would take the rest of the batch each page.
+        const { rows: plan } = await db.transaction().execute(async (trx) => {
+          await sql`set local enable_indexscan = off`.execute(trx);
+          return trx.executeQuery<{ 'QUERY PLAN': unknown }>(
+            CompiledQuery.raw(`explain (analyze, format json) ${read.sql}`, [...read.parameters]),
+          );
+        });
+        const [{ Plan }] = plan[0]!['QUERY PLAN'] as [{ Plan: PlanNode }];
+        const touched = all(Plan).filter((n) => n['Relation Name'] === 'carrier_serials');
+        expect(touched.length).toBeGreaterThan(0);
+        expect(Math.max(...touched.map((n) => n['Actual Rows']))).toBeLessThanOrEqual(100);
+      }
+    },
+  );
+
+  it.runIf(dialect === 'sqlite')(
+    "reads batches together from the product's batches outward, never by walking the tenant's serials",
+    async () => {
+      const db = t.cp.store.db;
+      const nodes: RootOperationNode[] = [];
+      const recording = db.withPlugin({
+        transformQuery: (args) => {
+          nodes.push(args.node);
+          return args.node;
+        },
+        transformResult: (args) => Promise.resolve(args.result),
+      });
+      const filter = { tenantId: t.tenants.a.id, productId: mine.id };
+      for await (const page of exportPages(recording, BASE, filter, 1_000))
+        expect(page.length).toBeGreaterThan(0);
+      const reads = nodes
+        .map((node) => db.getExecutor().compileQuery(node, createQueryId()))
+        .filter((q) => q.sql.includes('"carrier_batches"') && q.sql.includes('"carrier_serials"'));
+      expect(reads).toHaveLength(1);
+      const plan = await db.executeQuery<{ detail: string }>(
+        CompiledQuery.raw(`explain query plan ${reads[0]!.sql}`, [...reads[0]!.parameters]),
+      );
+      // The outer loop is a search of the batches by product; each batch's serials a range of the primary key.
+      const loops = plan.rows.map((r) => r.detail).filter((d) => /^(SEARCH|SCAN) /.test(d));
+      expect(loops[0]).toMatch(/^SEARCH b USING INDEX carrier_batches_product_serial/);
+      expect(loops[1]).toMatch(/^SEARCH s USING .*\(tenant_id=\? AND seq>\? AND seq<\?\)/);
+    },
+  );
 });

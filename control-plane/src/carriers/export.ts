@@ -1,8 +1,10 @@
 import { Readable } from 'node:stream';
 import type { EpcScheme } from '@dpp/shared';
+import { type RawBuilder, type SqlBool, sql } from 'kysely';
 import type { Db } from '../store/index.js';
 import { labelCodes, type LabelCodes } from './codes.js';
 import { EXPORT_PAGE_SIZE, type PrintState } from './model.js';
+import { batchSerials } from './serial-rows.js';
 
 /**
  * One line of the print file: api-v2.md's columns gtin, serial, digital_link, sgtin96_epc (empty for a serial
@@ -27,11 +29,184 @@ export interface ExportFilter {
 
 export type ExportFormat = 'csv' | 'json';
 
+/** What a page read gives of a serial: enough for its codes. */
+interface SerialRow {
+  seq: number;
+  serial: string;
+  gtin: string;
+  product_id: string;
+  epc_scheme: string;
+}
+
+const SERIAL_COLUMNS = ['seq', 'serial', 'gtin', 'product_id', 'epc_scheme'] as const;
+
+/** The export's print-state filter on the serials' rows (`s`), if it has one. */
+function printStateIs(printState: PrintState | undefined): RawBuilder<SqlBool> | undefined {
+  if (printState === 'pending') return sql<SqlBool>`s.print_status is null`;
+  if (printState !== undefined) return sql<SqlBool>`s.print_status = ${printState}`;
+  return undefined;
+}
+
 /**
- * The matching serials in serial order, one page at a time. Each page is its own short query (keyset on
- * the serial number), so an export of any size holds no query open between pages (on SQLite a long read
- * would hold up every other request) and keeps memory flat. Codes use the product's current company
- * prefix length and the public base URL.
+ * The serials of `filter` numbered in (after, last], in serial order, at most `limit`: a range of the primary key
+ * `(tenant_id, seq)`, the rest of the tenant's when `last` is absent.
+ */
+function rangeRows(
+  db: Db,
+  filter: ExportFilter,
+  after: number,
+  last: number | undefined,
+  limit?: number,
+): Promise<SerialRow[]> {
+  let q = db
+    .selectFrom('carrier_serials as s')
+    .select(SERIAL_COLUMNS.map((c) => `s.${c}` as const))
+    .where('s.tenant_id', '=', filter.tenantId)
+    .where('s.seq', '>', after);
+  if (last !== undefined) q = q.where('s.seq', '<=', last);
+  if (filter.productId !== undefined) q = q.where('s.product_id', '=', filter.productId);
+  const printState = printStateIs(filter.printState);
+  if (printState) q = q.where(printState);
+  q = q.orderBy('s.seq');
+  return (limit === undefined ? q : q.limit(limit)).execute();
+}
+
+/**
+ * Every serial of `filter` after `after` in the product's batches whose ranges start from `first` to `lastFirst`
+ * (together at most a page of serials), in serial order: each batch's range read by the primary key.
+ */
+function batchGroupRows(
+  db: Db,
+  filter: ExportFilter & { productId: string },
+  first: number,
+  lastFirst: number,
+  after: number,
+): Promise<SerialRow[]> {
+  let q = batchSerials(db)
+    .select(SERIAL_COLUMNS.map((c) => `s.${c}` as const))
+    .where('b.tenant_id', '=', filter.tenantId)
+    .where('b.product_id', '=', filter.productId)
+    .where('b.first_serial', '>=', first)
+    .where('b.first_serial', '<=', lastFirst)
+    .where('s.seq', '>', after);
+  const printState = printStateIs(filter.printState);
+  if (printState) q = q.where(printState);
+  return q.orderBy('s.seq').execute();
+}
+
+/** A contiguous range of a tenant's serial numbers: a batch's. */
+interface Span {
+  first: number;
+  last: number;
+}
+
+const numbers = (b: Span): number => b.last - b.first + 1;
+
+/** The product's batches starting after `after`, in serial order, at most `limit` (its unique index by start). */
+async function batchesAfter(
+  db: Db,
+  filter: ExportFilter & { productId: string },
+  after: number,
+  limit: number,
+): Promise<Span[]> {
+  const rows = await db
+    .selectFrom('carrier_batches')
+    .select(['first_serial', 'last_serial'])
+    .where('tenant_id', '=', filter.tenantId)
+    .where('product_id', '=', filter.productId)
+    .where('first_serial', '>', after)
+    .orderBy('first_serial')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ first: Number(r.first_serial), last: Number(r.last_serial) }));
+}
+
+/** Every matching serial of the tenant in pages: a keyset on the serial number, serials allocated meanwhile too. */
+async function* tenantPages(db: Db, filter: ExportFilter, pageSize: number): AsyncGenerator<SerialRow[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await rangeRows(db, filter, after, undefined, pageSize);
+    if (rows.length === 0) return;
+    yield rows;
+    if (rows.length < pageSize) return;
+    after = Number(rows[rows.length - 1]!.seq);
+  }
+}
+
+/**
+ * The matching serials of spans of the tenant's numbers (one batch's, or a product's batches, `spansAfter` listing
+ * those that start after a number, in order), in pages; every page but the last is full.
+ *
+ * Every serial number in a span is a serial of it, so each read is bounded by numbers, not by a LIMIT: a window of
+ * at most the page's room of a span, or several whole spans that fit in it together (read in one statement through
+ * their batches, so a product of many small batches, registered one serial at a time, takes a few statements a page,
+ * not one a batch). What a read touches is then never more than a page, whatever plan the database picks: with a
+ * batch's end as the only bound and statistics not yet refreshed after an allocation, PostgreSQL read the rest of
+ * the batch and sorted it for each page. A print-state filter leaves windows short of a page; the next window fills
+ * it.
+ */
+async function* spanPages(
+  db: Db,
+  filter: ExportFilter,
+  spansAfter: (first: number) => Promise<Span[]>,
+  pageSize: number,
+): AsyncGenerator<SerialRow[]> {
+  let page: SerialRow[] = [];
+  let after = 0; // the last serial number read
+  let spans: Span[] = [];
+  let next = 0; // the next span of `spans` to read
+  for (;;) {
+    if (next === spans.length) {
+      spans = await spansAfter(spans.at(-1)?.first ?? 0);
+      next = 0;
+      if (spans.length === 0) break;
+    }
+    const room = pageSize - page.length;
+    const span = spans[next]!;
+    const from = Math.max(after, span.first - 1);
+    // This span's numbers left, and the whole spans after it that fit in the page's room with them.
+    let end = next;
+    let fitting = span.last - from;
+    while (end + 1 < spans.length && fitting + numbers(spans[end + 1]!) <= room) {
+      end += 1;
+      fitting += numbers(spans[end]!);
+    }
+    if (end > next && filter.productId !== undefined) {
+      const { productId } = filter;
+      page.push(...(await batchGroupRows(db, { ...filter, productId }, span.first, spans[end]!.first, from)));
+      after = spans[end]!.last;
+      next = end + 1;
+    } else {
+      after = Math.min(span.last, from + room);
+      page.push(...(await rangeRows(db, filter, from, after)));
+      if (after === span.last) next += 1;
+    }
+    if (page.length === pageSize) {
+      yield page;
+      page = [];
+    }
+  }
+  if (page.length > 0) yield page;
+}
+
+/** The serial pages of an export: of one batch's range, of a product's batches, or of the whole tenant. */
+function serialPages(db: Db, filter: ExportFilter, pageSize: number): AsyncGenerator<SerialRow[]> {
+  const { range, productId } = filter;
+  if (range !== undefined) {
+    return spanPages(db, filter, (first) => Promise.resolve(first < range.first ? [range] : []), pageSize);
+  }
+  if (productId !== undefined) {
+    const product = { ...filter, productId };
+    return spanPages(db, filter, (first) => batchesAfter(db, product, first, pageSize), pageSize);
+  }
+  return tenantPages(db, filter, pageSize);
+}
+
+/**
+ * The matching serials in serial order, one page at a time. Each page is read by its own short statements (by
+ * serial number), so an export of any size holds no query open between pages (on SQLite a long read would hold
+ * up every other request) and keeps memory flat. Codes use the product's current company prefix length and the
+ * public base URL.
  */
 export async function* exportPages(
   db: Db,
@@ -56,19 +231,7 @@ export async function* exportPages(
     return c;
   };
 
-  let after = filter.range ? filter.range.first - 1 : 0;
-  for (;;) {
-    let q = db
-      .selectFrom('carrier_serials')
-      .select(['seq', 'serial', 'gtin', 'product_id', 'epc_scheme'])
-      .where('tenant_id', '=', filter.tenantId)
-      .where('seq', '>', after);
-    if (filter.productId !== undefined) q = q.where('product_id', '=', filter.productId);
-    if (filter.range) q = q.where('seq', '<=', filter.range.last);
-    if (filter.printState === 'pending') q = q.where('print_status', 'is', null);
-    else if (filter.printState !== undefined) q = q.where('print_status', '=', filter.printState);
-    const rows = await q.orderBy('seq').limit(pageSize).execute();
-    if (rows.length === 0) return;
+  for await (const rows of serialPages(db, filter, pageSize)) {
     const page: ExportRow[] = [];
     for (const r of rows) {
       const c = await codesFor(r.product_id, r.gtin);
@@ -83,8 +246,6 @@ export async function* exportPages(
       });
     }
     yield page;
-    if (rows.length < pageSize) return;
-    after = Number(rows[rows.length - 1]!.seq);
   }
 }
 

@@ -2,7 +2,7 @@
 export { carrierRoutes, type CarrierRouteDeps } from './routes.js';
 export { carriersPrintLoop, findAllocatedSerial } from './print-loop.js';
 export { labelCodes, type LabelCodes } from './codes.js';
-export { registeredSerial, serialIs } from './serial-rows.js';
+export { batchSerials, registeredSerial, serialIs } from './serial-rows.js';
 export {
   BATCH_MAX_COUNT,
   COUNTER_FORM,

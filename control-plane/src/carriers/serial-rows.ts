@@ -20,6 +20,21 @@ export function registeredSerial(s: string): RawBuilder<SqlBool> {
 }
 
 /**
+ * Batches (`b`) joined to their serials (`s`): a batch is a contiguous range of its tenant's numbers, so each
+ * batch's serials are one range of the primary key (tenant_id, seq). How a product's serials are read (migration
+ * 0024: no index of the serials by product). A CROSS JOIN, so that SQLite keeps the batches as the outer loop: with
+ * an ORDER BY s.seq it would otherwise walk the tenant's serials in order and look up each one's batch.
+ */
+export function batchSerials(db: Db) {
+  return db
+    .selectFrom('carrier_batches as b')
+    .crossJoin('carrier_serials as s')
+    .whereRef('s.tenant_id', '=', 'b.tenant_id')
+    .whereRef('s.seq', '>=', 'b.first_serial')
+    .whereRef('s.seq', '<=', 'b.last_serial');
+}
+
+/**
  * The condition that finds a serial's row by its text (with the tenant's): a serial of the counter's form by
  * the number it is, the primary key (tenant_id, seq); any other in the unique index of registered serials. `s`:
  * the alias of carrier_serials.

@@ -14,6 +14,7 @@
  * compliance data among them), an Unknown one has none. An evaluation changes nothing but its own record: compliance is not publication.
  */
 import jsonLogic from 'json-logic-js';
+import { batchSerials } from '../carriers/index.js';
 import type { Actor } from '../http/index.js';
 import { parseSections, parseTiers, sectionTier } from '../passports/index.js';
 import type { Db, ProductTable } from '../store/index.js';
@@ -80,11 +81,12 @@ export async function subjectOf(db: Db, product: ProductTable): Promise<Record<s
       extensions,
     },
   };
-  const carriers = await db
-    .selectFrom('carrier_serials')
-    .select(['print_status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('product_id', '=', product.id)
-    .groupBy('print_status')
+  // The product's serials are its batches' ranges of the tenant's numbers (each read by the primary key).
+  const carriers = await batchSerials(db)
+    .select(['s.print_status', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('b.tenant_id', '=', product.tenant_id)
+    .where('b.product_id', '=', product.id)
+    .groupBy('s.print_status')
     .execute();
   const sealed = await db
     .selectFrom('print_jobs')

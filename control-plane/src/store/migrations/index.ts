@@ -22,6 +22,7 @@ import * as m0020 from './0020_print_loop_indexes.js';
 import * as m0021 from './0021_epc_schemes.js';
 import * as m0022 from './0022_resolver_serial_index.js';
 import * as m0023 from './0023_serials_keyed_by_number.js';
+import * as m0024 from './0024_product_serials_by_batch.js';
 
 /**
  * Forward-only, numbered migrations. Add a file `NNNN_name.ts` and list it here; never edit one
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021_epc_schemes': m0021,
   '0022_resolver_serial_index': m0022,
   '0023_serials_keyed_by_number': m0023,
+  '0024_product_serials_by_batch': m0024,
 };
 
 export const migrationProvider: MigrationProvider = {
