@@ -203,6 +203,32 @@ function serialPages(db: Db, filter: ExportFilter, pageSize: number): AsyncGener
 }
 
 /**
+ * The pages of `pages`, each next one asked for as soon as the one before it arrives: the database reads a page
+ * while this process turns the last into text (on PostgreSQL, about a third of an export's time was this thread
+ * waiting for the next page). One page ahead at most, so memory stays flat.
+ */
+export async function* readAhead<T>(pages: AsyncGenerator<T>): AsyncGenerator<T> {
+  const ask = () => {
+    const page = pages.next();
+    // A read that fails before its page is wanted fails the export when it is; never unhandled, even when the
+    // reader has stopped by then.
+    page.catch(() => undefined);
+    return page;
+  };
+  let next = ask();
+  try {
+    for (;;) {
+      const page = await next;
+      if (page.done) return;
+      next = ask();
+      yield page.value;
+    }
+  } finally {
+    await pages.return(undefined);
+  }
+}
+
+/**
  * The matching serials in serial order, one page at a time. Each page is read by its own short statements (by
  * serial number), so an export of any size holds no query open between pages (on SQLite a long read would hold
  * up every other request) and keeps memory flat. Codes use the product's current company prefix length and the
@@ -231,7 +257,7 @@ export async function* exportPages(
     return c;
   };
 
-  for await (const rows of serialPages(db, filter, pageSize)) {
+  for await (const rows of readAhead(serialPages(db, filter, pageSize))) {
     const page: ExportRow[] = [];
     for (const r of rows) {
       const c = await codesFor(r.product_id, r.gtin);
