@@ -168,14 +168,20 @@ async function inProcess(
     const profiler = profile ? new CpuProfiler() : null;
     const sqlTimer = profile && dialect === 'sqlite' ? new SqlTimer() : null;
     const pgCounter = profile && dialect === 'postgres' ? new PgStatementCounter() : null;
-    await profiler?.start(dialect);
-    sqlTimer?.start();
-    pgCounter?.start();
-    const claimsBefore = await claimDurations(t);
-    const headsBefore = await treeHeads(t);
-    const loopBefore = performance.eventLoopUtilization();
-    const postgresBefore = dialect === 'postgres' ? cpuSecondsOfName('postgres') : 0;
-    const out = await runLoad({ urls: [t.url], devices, protocol, ...floor });
+    let claimsBefore = new Map<number, number>();
+    let headsBefore = 0;
+    let loopBefore = performance.eventLoopUtilization();
+    let postgresBefore = 0;
+    // Measured from the first claim: the worker's start is no part of the floor.
+    const out = await runLoad({ urls: [t.url], devices, protocol, ...floor }, async () => {
+      await profiler?.start(dialect);
+      sqlTimer?.start();
+      pgCounter?.start();
+      claimsBefore = await claimDurations(t);
+      headsBefore = await treeHeads(t);
+      loopBefore = performance.eventLoopUtilization();
+      postgresBefore = dialect === 'postgres' ? cpuSecondsOfName('postgres') : 0;
+    });
     const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
     const postgresCores =
       dialect === 'postgres' ? (cpuSecondsOfName('postgres') - postgresBefore) / out.seconds : undefined;
@@ -281,8 +287,10 @@ async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
         cpuSecondsOfName('postgres'),
         cpuSecondsOf(process.pid),
       ];
-      const before = cpu();
-      const out = await runLoad({ urls, devices, protocol: 'batch', printers: PRINTERS });
+      let before = cpu();
+      const out = await runLoad({ urls, devices, protocol: 'batch', printers: PRINTERS }, () => {
+        before = cpu();
+      });
       const used = cpu().map((c, i) => (c - before[i]!) / out.seconds);
       console.log(
         `  ${urls.length} replica(s): ${(out.sealed / out.seconds).toFixed(0)} jobs/s; CPU in cores: replica A ` +

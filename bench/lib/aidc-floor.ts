@@ -76,8 +76,14 @@ export async function enrollLoadDevices(
   });
 }
 
-/** Runs the devices in a worker thread until no device finds work. */
-export function runLoad(input: LoadInput): Promise<LoadOutput> {
+type LoadMessage = { ready: true } | { ok: true; out: LoadOutput } | { ok: false; error: string };
+
+/**
+ * Runs the devices in a worker thread until no device finds work. `onReady` runs once the worker has started and
+ * its devices are ready, before the first claim: what a caller measures of the load begins there, not with the
+ * worker's start.
+ */
+export function runLoad(input: LoadInput, onReady?: () => void | Promise<void>): Promise<LoadOutput> {
   return new Promise<LoadOutput>((resolve, reject) => {
     // The worker registers tsx itself before loading the TypeScript load script (Node 20 does not hand
     // the parent's loader to a worker's entry).
@@ -86,9 +92,18 @@ export function runLoad(input: LoadInput): Promise<LoadOutput> {
     // Plain copies: the list may carry its `refresh` (functions do not cross to a worker).
     const data: LoadInput = { ...input, devices: input.devices.map((d) => ({ ...d })) };
     const worker = new Worker(boot, { eval: true, workerData: data });
-    worker.once('message', (m: { ok: true; out: LoadOutput } | { ok: false; error: string }) =>
-      m.ok ? resolve(m.out) : reject(new Error(m.error)),
-    );
+    worker.on('message', (m: LoadMessage) => {
+      if ('ready' in m) {
+        Promise.resolve(onReady?.()).then(
+          () => worker.postMessage('go'),
+          (err: unknown) => {
+            reject(err as Error);
+            void worker.terminate();
+          },
+        );
+      } else if (m.ok) resolve(m.out);
+      else reject(new Error(m.error));
+    });
     worker.once('error', reject);
   });
 }
