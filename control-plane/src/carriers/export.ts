@@ -204,8 +204,8 @@ function serialPages(db: Db, filter: ExportFilter, pageSize: number): AsyncGener
 
 /**
  * The pages of `pages`, each next one asked for as soon as the one before it arrives: the database reads a page
- * while this process turns the last into text (on PostgreSQL, about a third of an export's time was this thread
- * waiting for the next page). One page ahead at most, so memory stays flat.
+ * while this process turns the last into text (a 300,000-row PostgreSQL export: 106,000-112,000 rows a second
+ * against 88,000-111,000 without). One page ahead at most, so memory stays flat.
  */
 export async function* readAhead<T>(pages: AsyncGenerator<T>): AsyncGenerator<T> {
   const ask = () => {
