@@ -9,6 +9,7 @@ import {
 import { CompiledQuery, createQueryId, type RootOperationNode, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestControlPlane, testDialects, type TestControlPlane } from '@dpp/testkit';
+import type { Db } from '../store/index.js';
 import { labelCodes } from './codes.js';
 import { exportPages } from './export.js';
 import { allocate, createProduct, exportCsv, type CsvRow } from '@dpp/testkit/carriers';
@@ -216,6 +217,22 @@ describe.each(testDialects())('GET /carriers/export (%s)', (dialect) => {
   });
 });
 
+/** `db` with every statement run through it recorded, and those statements compiled as they were sent. */
+function recording(db: Db) {
+  const nodes: RootOperationNode[] = [];
+  const recorded = db.withPlugin({
+    transformQuery: (args) => {
+      nodes.push(args.node);
+      return args.node;
+    },
+    transformResult: (args) => Promise.resolve(args.result),
+  });
+  return {
+    db: recorded,
+    statements: () => nodes.map((node) => db.getExecutor().compileQuery(node, createQueryId())),
+  };
+}
+
 describe.each(testDialects())("a product's serials read through its batches (%s)", (dialect) => {
   let t: TestControlPlane;
   let key: string;
@@ -291,21 +308,14 @@ describe.each(testDialects())("a product's serials read through its batches (%s)
   });
 
   it('reads many small batches together: a few statements a page, not one a batch', async () => {
-    let statements = 0;
-    const counting = t.cp.store.db.withPlugin({
-      transformQuery: (args) => {
-        statements += 1;
-        return args.node;
-      },
-      transformResult: (args) => Promise.resolve(args.result),
-    });
+    const counting = recording(t.cp.store.db);
     let rows = 0;
     const filter = { tenantId: t.tenants.a.id, productId: mine.id };
-    for await (const page of exportPages(counting, BASE, filter, 1_000)) rows += page.length;
+    for await (const page of exportPages(counting.db, BASE, filter, 1_000)) rows += page.length;
     expect(rows).toBe(expected.length);
     // 34 batches on one page: the batches listed (twice: the second finds no more), one read of all of them
     // together, and the codes of the product's one GTIN.
-    expect(statements).toBeLessThanOrEqual(6);
+    expect(counting.statements().length).toBeLessThanOrEqual(6);
   });
 
   it.runIf(dialect === 'postgres')(
@@ -314,21 +324,12 @@ describe.each(testDialects())("a product's serials read through its batches (%s)
       const db = t.cp.store.db;
       const large = await createProduct(t, key);
       await allocate(t, key, large.id, 3_000);
-      const nodes: RootOperationNode[] = [];
-      const recording = db.withPlugin({
-        transformQuery: (args) => {
-          nodes.push(args.node);
-          return args.node;
-        },
-        transformResult: (args) => Promise.resolve(args.result),
-      });
+      const recorded = recording(db);
       let rows = 0;
       const filter = { tenantId: t.tenants.a.id, productId: large.id };
-      for await (const page of exportPages(recording, BASE, filter, 100)) rows += page.length;
+      for await (const page of exportPages(recorded.db, BASE, filter, 100)) rows += page.length;
       expect(rows).toBe(3_000);
-      const reads = nodes
-        .map((node) => db.getExecutor().compileQuery(node, createQueryId()))
-        .filter((q) => /from "carrier_serials"/.test(q.sql));
+      const reads = recorded.statements().filter((q) => /from "carrier_serials"/.test(q.sql));
       expect(reads).toHaveLength(30);
       interface PlanNode {
         'Relation Name'?: string;
@@ -357,19 +358,12 @@ describe.each(testDialects())("a product's serials read through its batches (%s)
     "reads batches together from the product's batches outward, never by walking the tenant's serials",
     async () => {
       const db = t.cp.store.db;
-      const nodes: RootOperationNode[] = [];
-      const recording = db.withPlugin({
-        transformQuery: (args) => {
-          nodes.push(args.node);
-          return args.node;
-        },
-        transformResult: (args) => Promise.resolve(args.result),
-      });
+      const recorded = recording(db);
       const filter = { tenantId: t.tenants.a.id, productId: mine.id };
-      for await (const page of exportPages(recording, BASE, filter, 1_000))
+      for await (const page of exportPages(recorded.db, BASE, filter, 1_000))
         expect(page.length).toBeGreaterThan(0);
-      const reads = nodes
-        .map((node) => db.getExecutor().compileQuery(node, createQueryId()))
+      const reads = recorded
+        .statements()
         .filter((q) => q.sql.includes('"carrier_batches"') && q.sql.includes('"carrier_serials"'));
       expect(reads).toHaveLength(1);
       const plan = await db.executeQuery<{ detail: string }>(
