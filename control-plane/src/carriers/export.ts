@@ -38,7 +38,7 @@ interface SerialRow {
   epc_scheme: string;
 }
 
-const SERIAL_COLUMNS = ['seq', 'serial', 'gtin', 'product_id', 'epc_scheme'] as const;
+const SERIAL_COLUMNS = ['s.seq', 's.serial', 's.gtin', 's.product_id', 's.epc_scheme'] as const;
 
 /** The export's print-state filter on the serials' rows (`s`), if it has one. */
 function printStateIs(printState: PrintState | undefined): RawBuilder<SqlBool> | undefined {
@@ -60,7 +60,7 @@ function rangeRows(
 ): Promise<SerialRow[]> {
   let q = db
     .selectFrom('carrier_serials as s')
-    .select(SERIAL_COLUMNS.map((c) => `s.${c}` as const))
+    .select(SERIAL_COLUMNS)
     .where('s.tenant_id', '=', filter.tenantId)
     .where('s.seq', '>', after);
   if (last !== undefined) q = q.where('s.seq', '<=', last);
@@ -83,7 +83,7 @@ function batchGroupRows(
   after: number,
 ): Promise<SerialRow[]> {
   let q = batchSerials(db)
-    .select(SERIAL_COLUMNS.map((c) => `s.${c}` as const))
+    .select(SERIAL_COLUMNS)
     .where('b.tenant_id', '=', filter.tenantId)
     .where('b.product_id', '=', filter.productId)
     .where('b.first_serial', '>=', first)
@@ -101,6 +101,16 @@ interface Span {
 }
 
 const numbers = (b: Span): number => b.last - b.first + 1;
+
+/**
+ * Where an export's spans come from: `after` lists those that start after a number, in order; `together`, for a
+ * product's batches, reads several whole ones at once (those starting from `first` to `lastFirst`, their serials
+ * after `after`).
+ */
+interface Spans {
+  after(first: number): Promise<Span[]>;
+  together?(first: number, lastFirst: number, after: number): Promise<SerialRow[]>;
+}
 
 /** The product's batches starting after `after`, in serial order, at most `limit` (its unique index by start). */
 async function batchesAfter(
@@ -134,8 +144,8 @@ async function* tenantPages(db: Db, filter: ExportFilter, pageSize: number): Asy
 }
 
 /**
- * The matching serials of spans of the tenant's numbers (one batch's, or a product's batches, `spansAfter` listing
- * those that start after a number, in order), in pages; every page but the last is full.
+ * The matching serials of spans of the tenant's numbers (one batch's, or a product's batches, as `source` lists
+ * them), in pages; every page but the last is full.
  *
  * Every serial number in a span is a serial of it, so each read is bounded by numbers, not by a LIMIT: a window of
  * at most the page's room of a span, or several whole spans that fit in it together (read in one statement through
@@ -148,7 +158,7 @@ async function* tenantPages(db: Db, filter: ExportFilter, pageSize: number): Asy
 async function* spanPages(
   db: Db,
   filter: ExportFilter,
-  spansAfter: (first: number) => Promise<Span[]>,
+  source: Spans,
   pageSize: number,
 ): AsyncGenerator<SerialRow[]> {
   let page: SerialRow[] = [];
@@ -157,7 +167,7 @@ async function* spanPages(
   let next = 0; // the next span of `spans` to read
   for (;;) {
     if (next === spans.length) {
-      spans = await spansAfter(spans.at(-1)?.first ?? 0);
+      spans = await source.after(spans.at(-1)?.first ?? 0);
       next = 0;
       if (spans.length === 0) break;
     }
@@ -171,9 +181,8 @@ async function* spanPages(
       end += 1;
       fitting += numbers(spans[end]!);
     }
-    if (end > next && filter.productId !== undefined) {
-      const { productId } = filter;
-      page.push(...(await batchGroupRows(db, { ...filter, productId }, span.first, spans[end]!.first, from)));
+    if (end > next && source.together) {
+      page.push(...(await source.together(span.first, spans[end]!.first, from)));
       after = spans[end]!.last;
       next = end + 1;
     } else {
@@ -193,11 +202,20 @@ async function* spanPages(
 function serialPages(db: Db, filter: ExportFilter, pageSize: number): AsyncGenerator<SerialRow[]> {
   const { range, productId } = filter;
   if (range !== undefined) {
-    return spanPages(db, filter, (first) => Promise.resolve(first < range.first ? [range] : []), pageSize);
+    const after = (first: number) => Promise.resolve(first < range.first ? [range] : []);
+    return spanPages(db, filter, { after }, pageSize);
   }
   if (productId !== undefined) {
     const product = { ...filter, productId };
-    return spanPages(db, filter, (first) => batchesAfter(db, product, first, pageSize), pageSize);
+    return spanPages(
+      db,
+      filter,
+      {
+        after: (first) => batchesAfter(db, product, first, pageSize),
+        together: (first, lastFirst, after) => batchGroupRows(db, product, first, lastFirst, after),
+      },
+      pageSize,
+    );
   }
   return tenantPages(db, filter, pageSize);
 }
