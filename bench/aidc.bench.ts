@@ -21,6 +21,7 @@ import {
 } from './lib/child-process.js';
 import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
+import { ClaimTimeline, type StartBurst } from './lib/claim-timeline.js';
 import { PgStatementCounter, SqlTimer, type SqlShare } from './lib/sql-timing.js';
 import type { LoadInput, LoadOutput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
@@ -84,6 +85,8 @@ interface FloorRun {
   busy?: { controlPlane: number; devices: number };
   /** Cores this process used meanwhile: the control plane's thread, the devices', the rest (Linux only). */
   cores?: LoadOutput['cores'];
+  /** The devices' first claims as the control plane's server read and answered them. */
+  burst?: StartBurst;
 }
 
 const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
@@ -172,6 +175,7 @@ async function inProcess(
     let headsBefore = 0;
     let loopBefore = performance.eventLoopUtilization();
     let postgresBefore = 0;
+    const timeline = new ClaimTimeline(t.cp.server);
     // Measured from the first claim: the worker's start is no part of the floor.
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor }, async () => {
       await profiler?.start(dialect);
@@ -181,7 +185,9 @@ async function inProcess(
       headsBefore = await treeHeads(t);
       loopBefore = performance.eventLoopUtilization();
       postgresBefore = dialect === 'postgres' ? cpuSecondsOfName('postgres') : 0;
+      timeline.start();
     });
+    const burst = timeline.stop(devices.length);
     const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
     const postgresCores =
       dialect === 'postgres' ? (cpuSecondsOfName('postgres') - postgresBefore) / out.seconds : undefined;
@@ -207,6 +213,7 @@ async function inProcess(
         ? { pgStatements: { shares: pgStatements, jobs, planning, named: pgCounter!.namedStatements() } }
         : {}),
       ...(inside ? { inside } : {}),
+      ...(burst ? { burst } : {}),
     };
   } finally {
     await t.close();
@@ -416,6 +423,15 @@ function printStartBurst(what: string, run: FloorRun): void {
   console.log(
     `  ${what}: each device's first claim (${first.length} at once at the start) p50 ${ms(first, 50)} / p99 ` +
       `${ms(first, 99)} ms; the ${later.length} claims after them p50 ${ms(later, 50)} / p99 ${ms(later, 99)} ms`,
+  );
+  const b = run.burst;
+  if (!b) return;
+  const at = (x: number) => x.toFixed(1);
+  console.log(
+    `  ${what}: the same claims on the control plane's server, in ms after the go: the ${b.claims} devices' ` +
+      `connections accepted by ${at(b.acceptedBy)}, their first claims read from ${at(b.firstRead)} and the last ` +
+      `answered at ${at(b.lastAnswered)}; ${b.readAfterTheOneBefore} of ${b.claims - 1} read only once the claim ` +
+      `before was answered; each ${at(b.serviceP50)} (p50) / ${at(b.serviceMax)} (longest) from read to answer`,
   );
 }
 

@@ -49,6 +49,8 @@ export interface ControlPlane {
   /** Base URL the server listens on, e.g. http://127.0.0.1:8080 */
   url: string;
   port: number;
+  /** The node:http server it answers on (its `connection` and `request` events, for whoever measures them). */
+  server: Server;
   store: Store;
   dispatcher: OutboxDispatcher;
   built: BuiltApp;
@@ -336,6 +338,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
   return {
     url,
     port,
+    server,
     store,
     dispatcher,
     built,
