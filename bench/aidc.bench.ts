@@ -1,7 +1,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import mqtt, { type MqttClient } from 'mqtt';
-import { httpCaller } from '@dpp/control-plane';
+import { type ApiCaller, httpCaller } from '@dpp/control-plane';
 import { RFID_PRINTER_MECHANICS, mechanicalLimit } from '@dpp/firmware-sim';
 import { deviceTopics } from '@dpp/shared';
 import {
@@ -20,10 +20,11 @@ import {
   type ControlPlaneProcess,
 } from './lib/child-process.js';
 import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
+import { analyzeSchema } from './lib/pg-analyze.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
 import { ClaimTimeline, type StartBurst } from './lib/claim-timeline.js';
 import { PgStatementCounter, SqlTimer, type SqlShare } from './lib/sql-timing.js';
-import type { LoadInput, LoadOutput } from './lib/print-load.js';
+import type { LoadDevice, LoadInput, LoadOutput } from './lib/print-load.js';
 import type { BenchRow } from './lib/table.js';
 
 const JOBS = 4000;
@@ -36,6 +37,14 @@ const PROFILED_JOBS = 2000;
 /** Jobs for the reference run with one request per result (the protocol before batches). */
 const SINGLE_JOBS = 400;
 const DEVICES = 50;
+/**
+ * On PostgreSQL each floor is measured on tables that already hold a floor of this many jobs, with statistics
+ * taken after it (pg-analyze.ts), as a floor that has run a minute has them; that first floor, on fresh tables, is
+ * printed beside. From empty tables PostgreSQL plans the print loop's kept statements for tables of a few rows (a
+ * scan of every evidence row, attempt and version of the workspace) and keeps those plans while the tables grow:
+ * 1.58-1.72 ms of its CPU a sealed job against 0.77-0.83 ms on tables with a floor's history (round 20).
+ */
+const HISTORY_JOBS = 4000;
 /** Printers per device: each batch claim takes one job for each. */
 const PRINTERS = 4;
 /** The paced floor: each device drives one RFID printer at its mechanical limit (firmware-sim's model). */
@@ -87,6 +96,38 @@ interface FloorRun {
   cores?: LoadOutput['cores'];
   /** The devices' first claims as the control plane's server read and answered them. */
   burst?: StartBurst;
+  /** On PostgreSQL: the floor run first on fresh tables, whose history the measured floor runs on. */
+  history?: History;
+}
+
+/** A floor of HISTORY_JOBS on fresh tables: its rate, and PostgreSQL's CPU a sealed job. */
+interface History {
+  perSecond: number;
+  postgresMsPerJob: number;
+}
+
+/**
+ * The history a PostgreSQL floor is measured on: HISTORY_JOBS jobs queued and sealed by `devices` (batch calls, 4
+ * printers each), then every table of the schema analysed.
+ */
+async function floorHistory(
+  call: ApiCaller,
+  key: string,
+  urls: string[],
+  databaseUrl: string,
+  devices: LoadDevice[] & { refresh(): Promise<void> },
+): Promise<History> {
+  await queuePrintJobs(call, key, HISTORY_JOBS);
+  await devices.refresh();
+  let before = 0;
+  const out = await runLoad({ urls, devices, protocol: 'batch', printers: PRINTERS }, () => {
+    before = cpuSecondsOfName('postgres');
+  });
+  const postgresSeconds = cpuSecondsOfName('postgres') - before;
+  if (out.sealed !== HISTORY_JOBS) throw new Error(`history: sealed ${out.sealed} of ${HISTORY_JOBS}`);
+  await analyzeSchema(databaseUrl);
+  await devices.refresh();
+  return { perSecond: out.sealed / out.seconds, postgresMsPerJob: (postgresSeconds / out.sealed) * 1000 };
 }
 
 const CLAIM_ROUTES = new Set(['/api/v2/aidc/jobs/claim', '/api/v2/aidc/jobs/claims']);
@@ -147,6 +188,17 @@ function printInside(floor: string, run: FloorRun): void {
       `  ${floor}: PostgreSQL's backends used ${run.postgresCores.toFixed(2)} of a core, ` +
         `${((run.postgresCores / run.perSecond) * 1000).toFixed(2)} ms of its CPU a sealed job`,
     );
+  printHistory(floor, run.history);
+}
+
+/** The floor a PostgreSQL floor's tables hold, as it ran on fresh tables. */
+function printHistory(floor: string, history: History | undefined): void {
+  if (!history) return;
+  console.log(
+    `  ${floor}: measured on tables holding a floor of ${HISTORY_JOBS} jobs, analysed after it; that floor, on ` +
+      `fresh tables: ${history.perSecond.toFixed(0)} jobs/s, PostgreSQL ${history.postgresMsPerJob.toFixed(2)} ms ` +
+      'of CPU a sealed job',
+  );
 }
 
 /**
@@ -166,8 +218,18 @@ async function inProcess(
   });
   try {
     const admin = t.tenants.a.admin;
+    // On PostgreSQL, devices bound to 4 printers drive the history first (a paced floor's claim for one of them).
+    const devices = await enrollLoadDevices(
+      t,
+      admin,
+      DEVICES,
+      dialect === 'postgres' ? PRINTERS : floor.printers,
+    );
+    const history =
+      dialect === 'postgres'
+        ? await floorHistory(t.call, admin, [t.url], t.databaseUrl!, devices)
+        : undefined;
     await queuePrintJobs(t.call, admin, jobs);
-    const devices = await enrollLoadDevices(t, admin, DEVICES, floor.printers);
     const profiler = profile ? new CpuProfiler() : null;
     const sqlTimer = profile && dialect === 'sqlite' ? new SqlTimer() : null;
     const pgCounter = profile && dialect === 'postgres' ? new PgStatementCounter() : null;
@@ -214,6 +276,7 @@ async function inProcess(
         : {}),
       ...(inside ? { inside } : {}),
       ...(burst ? { burst } : {}),
+      ...(history ? { history } : {}),
     };
   } finally {
     await t.close();
@@ -284,6 +347,11 @@ async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
     procs.push(second);
     const call = httpCaller(first.url);
     const devices = await enrollLoadDevices({ call, url: first.url }, first.key, DEVICES, PRINTERS);
+    // As the in-process floors: measured on tables that hold a floor's history, analysed after it.
+    printHistory(
+      'two processes, their history (one process)',
+      await floorHistory(call, first.key, [first.url], first.databaseUrl!, devices),
+    );
     const drive = async (urls: string[]): Promise<FloorRun> => {
       await queuePrintJobs(call, first.key, JOBS);
       await devices.refresh();
@@ -313,6 +381,8 @@ async function replicas(): Promise<{ one: FloorRun; two: FloorRun }> {
       };
     };
     const one = await drive([first.url]);
+    // The two start from statistics taken after the one's floor, as the one did after the history.
+    await analyzeSchema(first.databaseUrl!);
     const two = await drive([first.url, second.url]);
     return { one, two };
   } finally {
