@@ -216,10 +216,12 @@ export function buildApp(deps: AppDeps): BuiltApp {
     ipLimiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
-    // On SQLite this thread and its one connection are what every request waits for: results wait for claims.
-    // Not on PostgreSQL, where a claim spends its time waiting for the database (the results held back for
-    // it idled the process: 164 jobs/s instead of 207, the paced floor 57 of 106 jobs/s instead of 100).
-    ...(store.dialect === 'sqlite' ? { precedence: new Precedence() } : {}),
+    // Results wait for claims on either database: a saturated floor waits for this thread, whose work a claim
+    // otherwise queues behind. On PostgreSQL with the print loop's tables holding a history (and their statistics),
+    // the gate took a flat-out floor from 448-496 to 544-565 jobs/s and its claims' p50 from 20-21 to 14 ms
+    // (docs/benchmarks.md, round 20); measured on fresh tables, where the database was the limit, it had idled the
+    // process (round 6: 164 jobs/s instead of 207).
+    precedence: new Precedence(),
     // A write may change public answers: this replica throws them away at once (and tells the others).
     afterWrite: (effect) => {
       publicCache.invalidate(effect);
