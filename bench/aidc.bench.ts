@@ -107,8 +107,8 @@ interface History {
 }
 
 /**
- * The history a PostgreSQL floor is measured on: HISTORY_JOBS jobs queued and sealed by `devices` (batch calls, 4
- * printers each), then every table of the schema analysed.
+ * The history a PostgreSQL floor is measured on: HISTORY_JOBS jobs queued and sealed by `devices` (just enrolled,
+ * batch calls, 4 printers each), then every table of the schema analysed; the devices' tokens are renewed after it.
  */
 async function floorHistory(
   call: ApiCaller,
@@ -118,7 +118,6 @@ async function floorHistory(
   devices: LoadDevice[] & { refresh(): Promise<void> },
 ): Promise<History> {
   await queuePrintJobs(call, key, HISTORY_JOBS);
-  await devices.refresh();
   let before = 0;
   const out = await runLoad({ urls, devices, protocol: 'batch', printers: PRINTERS }, () => {
     before = cpuSecondsOfName('postgres');

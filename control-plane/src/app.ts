@@ -8,7 +8,6 @@ import {
   errorHandler,
   notFoundOrMethodNotAllowed,
   mountRoutes,
-  Precedence,
   type Authenticator,
   RateLimiter,
   type IpLimiter,
@@ -216,12 +215,6 @@ export function buildApp(deps: AppDeps): BuiltApp {
     ipLimiter,
     idempotencyTtlHours: config.idempotencyTtlHours,
     now,
-    // Results wait for claims on either database: a saturated floor waits for this thread, whose work a claim
-    // otherwise queues behind. On PostgreSQL with the print loop's tables holding a history (and their statistics),
-    // the gate took a flat-out floor from 448-496 to 544-565 jobs/s and its claims' p50 from 20-21 to 14 ms
-    // (docs/benchmarks.md, round 20); measured on fresh tables, where the database was the limit, it had idled the
-    // process (round 6: 164 jobs/s instead of 207).
-    precedence: new Precedence(),
     // A write may change public answers: this replica throws them away at once (and tells the others).
     afterWrite: (effect) => {
       publicCache.invalidate(effect);

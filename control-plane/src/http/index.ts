@@ -23,7 +23,6 @@ export { errorReply, sendReply } from './reply.js';
 
 // What the app and the server are assembled from.
 export { mountRoutes, type MountDeps } from './mount.js';
-export { Precedence } from './precedence.js';
 export { errorHandler, notFoundOrMethodNotAllowed } from './errors.js';
 export { CORRELATION_HEADER, correlationId, correlationIdOf } from './correlation.js';
 export { requestLog } from './request-log.js';

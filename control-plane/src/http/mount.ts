@@ -5,7 +5,7 @@ import { authenticate, resolvePrincipal } from './authenticate.js';
 import { IDEMPOTENCY_HEADER, readIdempotencyKey, requestHash, runIdempotent } from './idempotency.js';
 import type { Authenticator } from './principal.js';
 import { verifyJsonBounds } from './json-bounds.js';
-import type { Precedence } from './precedence.js';
+import { Precedence } from './precedence.js';
 import { failedAttemptThrottle, ipRateLimit, type IpLimiter } from './ip-limit.js';
 import { type RateLimiter, rateLimit } from './rate-limit.js';
 import { errorReply, sendReply } from './reply.js';
@@ -39,8 +39,6 @@ export interface MountDeps {
   afterWrite?: (effect: PublicEffect) => void;
   /** Largest JSON body accepted, unless a route says otherwise. */
   bodyLimit?: string;
-  /** Holds deferrable operations for first-in-line ones (http/precedence.ts); without it, none waits. */
-  precedence?: Precedence;
 }
 
 const MUTATING = new Set(['post', 'put', 'patch', 'delete']);
@@ -60,7 +58,12 @@ export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): Reque
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
   const formBody = express.urlencoded({ extended: false, limit: '64kb' });
-  const { precedence } = deps;
+  // Deferrable operations wait for first-in-line ones on either database: a saturated floor waits for this thread,
+  // whose work a claim otherwise queues behind. On PostgreSQL with the print loop's tables holding a history (and
+  // their statistics) the gate took a flat-out floor from 448-496 to 544-565 jobs/s and its claims' p50 from 20-21
+  // to 14 ms (docs/benchmarks.md, round 20); measured on fresh tables, where the database was the limit, it had
+  // idled the process (round 6: 164 jobs/s instead of 207).
+  const precedence = new Precedence();
   for (const def of routes) {
     const chain: RequestHandler[] = [
       (req, _res, next) => {
@@ -68,13 +71,13 @@ export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): Reque
         next();
       },
     ];
-    if (precedence && def.firstInLine) {
+    if (def.firstInLine) {
       // A response emits 'close' once it is done or its client left, whichever comes first.
       chain.push((_req, res, next) => {
         res.once('close', precedence.first());
         next();
       });
-    } else if (precedence && def.deferrable) {
+    } else if (def.deferrable) {
       chain.push((_req, res, next) => {
         let gone = false;
         const onClose = () => (gone = true);

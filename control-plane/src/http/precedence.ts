@@ -23,9 +23,10 @@
  * Claims never starve results: a result waits at most `maxWaitMs` for them, and a steady stream of claims
  * dries up by itself, since a printer claims ahead only as far as its agent's pipeline reaches.
  *
- * The app uses it on either database: on SQLite this thread and the one connection are what every request
- * waits for, and a PostgreSQL floor whose tables hold a history waits for this thread too (docs/benchmarks.md,
- * round 20: 544-565 jobs/s with it against 448-496 without, claims p50 14 ms against 20-21).
+ * Every mounted route goes through it (http/mount.ts), on either database: on SQLite this thread and the one
+ * connection are what every request waits for, and a PostgreSQL floor whose tables hold a history waits for this
+ * thread too (docs/benchmarks.md, round 20: 544-565 jobs/s with it against 448-496 without, claims p50 14 ms
+ * against 20-21).
  */
 import { AsyncResource } from 'node:async_hooks';
 
