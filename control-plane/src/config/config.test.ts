@@ -14,7 +14,7 @@ describe('loadConfig', () => {
       mqttUrl: undefined,
       publicBaseUrl: 'http://localhost:8080',
       retentionDays: 30,
-      heapGrowthPercent: 20,
+      heapGrowthPercent: 50,
     });
     expect(loadConfig({ RETENTION_DAYS: '90' }).retentionDays).toBe(90);
     expect(loadConfig({ DATABASE_POOL_SIZE: '4' }).databasePoolSize).toBe(4);
