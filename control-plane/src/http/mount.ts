@@ -58,11 +58,7 @@ export function mountRoutes(routes: readonly RouteDef[], deps: MountDeps): Reque
     express.json({ limit, type: ['application/json', 'application/*+json'], verify: verifyJsonBounds });
   const jsonBody = jsonParser(deps.bodyLimit ?? '1mb');
   const formBody = express.urlencoded({ extended: false, limit: '64kb' });
-  // Deferrable operations wait for first-in-line ones on either database: a saturated floor waits for this thread,
-  // whose work a claim otherwise queues behind. On PostgreSQL with the print loop's tables holding a history (and
-  // their statistics) the gate took a flat-out floor from 448-496 to 544-565 jobs/s and its claims' p50 from 20-21
-  // to 14 ms (docs/benchmarks.md, round 20); measured on fresh tables, where the database was the limit, it had
-  // idled the process (round 6: 164 jobs/s instead of 207).
+  // Deferrable operations wait for first-in-line ones, on either database (why: http/precedence.ts).
   const precedence = new Precedence();
   for (const def of routes) {
     const chain: RequestHandler[] = [

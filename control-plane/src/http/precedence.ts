@@ -26,7 +26,7 @@
  * Every mounted route goes through it (http/mount.ts), on either database: on SQLite this thread and the one
  * connection are what every request waits for, and a PostgreSQL floor whose tables hold a history waits for this
  * thread too (docs/benchmarks.md, round 20: 544-565 jobs/s with it against 448-496 without, claims p50 14 ms
- * against 20-21).
+ * against 20-21; on fresh tables, where the database was the limit, it had idled the process, round 6).
  */
 import { AsyncResource } from 'node:async_hooks';
 
