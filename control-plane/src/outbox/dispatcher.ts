@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
+import { PollingLoop } from '../workers/index.js';
 import { type LeaseColumns, claim, retryDelay } from '../queue/index.js';
 import type { Db, Dialect, OutboxTable } from '../store/index.js';
 import { outboxRowsWritten, type OutboxTopic } from './outbox.js';
@@ -61,22 +62,24 @@ const OUTBOX_QUEUE: LeaseColumns<'outbox'> = {
 export class OutboxDispatcher {
   /** Each topic's handler; `many` only where the handler takes a pass's rows together. */
   private readonly handlers = new Map<string, { one: OutboxHandler; many?: OutboxBatchHandler['many'] }>();
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
-  private wakeRequested = false;
+  private readonly loop: PollingLoop;
   /** `outboxRowsWritten()` when the last pass began. */
   private seenWrites = -1;
-  private readonly pollMs: number;
   private readonly batchSize: number;
   private readonly lockMs: number;
   private readonly now: () => number;
 
   constructor(private readonly opts: DispatcherOptions) {
-    this.pollMs = opts.pollMs ?? 500;
     this.batchSize = opts.batchSize ?? 100;
     this.lockMs = opts.lockMs ?? 30_000;
     this.now = opts.now ?? Date.now;
+    this.loop = new PollingLoop({
+      name: 'outbox',
+      pollMs: opts.pollMs ?? 500,
+      log: opts.log,
+      // A full batch leaves more due rows: the next pass goes at once.
+      pass: async () => ((await this.drainOnce()) === this.batchSize ? 'worked' : 'idle'),
+    });
   }
 
   register(topic: OutboxTopic, handler: OutboxHandler | OutboxBatchHandler): void {
@@ -85,9 +88,7 @@ export class OutboxDispatcher {
   }
 
   start(): void {
-    if (!this.stopped) return;
-    this.stopped = false;
-    this.schedule(0);
+    this.loop.start();
   }
 
   /**
@@ -98,21 +99,17 @@ export class OutboxDispatcher {
     if (outboxRowsWritten() !== this.seenWrites) this.wake();
   }
 
-  /** Asks for a pass soon (after a commit that wrote outbox rows). */
+  /**
+   * Asks for a pass (after a commit that wrote outbox rows): at once when the loop waits, after the pass in
+   * hand when one runs. Wake-ups that come during a pass are one pass after it, however many they are.
+   */
   wake(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.wakeRequested = true;
-      return;
-    }
-    this.schedule(0);
+    this.loop.wake();
   }
 
   /** Stops the loop after the batch in hand. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /**
@@ -155,29 +152,6 @@ export class OutboxDispatcher {
         .execute();
     }
     return rows.length;
-  }
-
-  private schedule(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.running = this.loop().finally(() => {
-        this.running = undefined;
-      });
-    }, ms);
-    this.timer.unref();
-  }
-
-  private async loop(): Promise<void> {
-    let handled = 0;
-    try {
-      handled = await this.drainOnce();
-    } catch (err) {
-      this.opts.log.error({ err }, 'outbox pass failed');
-    }
-    if (this.stopped) return;
-    const again = handled === this.batchSize || this.wakeRequested;
-    this.wakeRequested = false;
-    this.schedule(again ? 0 : this.pollMs);
   }
 
   private async claim(): Promise<OutboxRow[]> {
