@@ -120,3 +120,56 @@ describe('the dispatch of operations by their first path segments', () => {
     }
   });
 });
+
+describe('the precedence of first-in-line operations over deferrable ones (http/precedence.ts)', () => {
+  it('starts a deferrable operation only once the first-in-line one in progress has ended', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let claimEntered!: () => void;
+    const entered = new Promise<void>((r) => (claimEntered = r));
+    let claimEnded = 0;
+    let resultStarted = 0;
+    const claim: RouteDef = {
+      ...op('post', '/api/v2/aidc/jobs/claims', 'claim'),
+      firstInLine: true,
+      handler: async () => {
+        claimEntered();
+        await held;
+        claimEnded = performance.now();
+        return { status: 200, body: { name: 'claim' } };
+      },
+    } as RouteDef;
+    const result: RouteDef = {
+      ...op('post', '/api/v2/aidc/jobs/results', 'results'),
+      deferrable: true,
+      handler: async () => {
+        resultStarted = performance.now();
+        return { status: 200, body: { name: 'results' } };
+      },
+    } as RouteDef;
+    const server = await serve([claim, result]);
+    try {
+      const post = (path: string) =>
+        fetch(`${server.url}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }).then((r) => r.status);
+      const claimed = post('/api/v2/aidc/jobs/claims');
+      await entered;
+      const sent = performance.now();
+      const reported = post('/api/v2/aidc/jobs/results');
+      // Time for the result to reach the gate while the claim is held; then the claim ends.
+      await new Promise((r) => setTimeout(r, 30));
+      release();
+      expect(await claimed).toBe(200);
+      expect(await reported).toBe(200);
+      // The gate holds a result at most 100 ms for claims (Precedence's maxWaitMs): on a machine stalled that long
+      // it may start first, never sooner. Without the gate the result would start at once, while the claim is held.
+      const waitedOut = resultStarted - sent >= 100;
+      expect(resultStarted > claimEnded || waitedOut).toBe(true);
+    } finally {
+      await server.close();
+    }
+  });
+});
