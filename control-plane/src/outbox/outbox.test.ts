@@ -6,6 +6,14 @@ import { OutboxDispatcher, type OutboxRow, enqueueOutbox, outboxBacklog } from '
 
 const log = pino({ level: 'silent' });
 
+/** Counts the dispatcher's passes as they begin (`begun`) and as they end (`ended`). */
+function countPasses(d: OutboxDispatcher): { begun: number; ended: number } {
+  const count = { begun: 0, ended: 0 };
+  const drain = d.drainOnce.bind(d);
+  d.drainOnce = () => (count.begun++, drain().finally(() => count.ended++));
+  return count;
+}
+
 describe.each(testDialects())('outbox (%s)', (dialect) => {
   let store: Awaited<ReturnType<typeof openTestStore>>;
   beforeEach(async () => {
@@ -40,19 +48,17 @@ describe.each(testDialects())('outbox (%s)', (dialect) => {
     d.register('test', async (row) => {
       seen.push(row.payload);
     });
-    let passes = 0;
-    const drain = d.drainOnce.bind(d);
-    d.drainOnce = () => (passes++, drain());
+    const passes = countPasses(d);
     d.start(); // the first pass, then the idle poll of a minute
     try {
-      await expect.poll(() => passes).toBe(1);
+      await expect.poll(() => passes.begun).toBe(1);
       d.wakeIfWritten(); // a write that queued nothing: no pass
       await new Promise((r) => setTimeout(r, 100));
-      expect(passes).toBe(1);
+      expect(passes.begun).toBe(1);
       await enqueueOutbox(store.db, { topic: 'test', tenantId: null, payload: { n: 1 } });
       d.wakeIfWritten(); // one that queued a row: a pass at once, not after the minute
       await expect.poll(() => seen).toEqual([{ n: 1 }]);
-      expect(passes).toBe(2);
+      expect(passes.begun).toBe(2);
     } finally {
       await d.stop();
     }
@@ -64,16 +70,13 @@ describe.each(testDialects())('outbox (%s)', (dialect) => {
     // 1,706 wake-ups made 125 passes. Now the pass begins in the wake-up's own turn of the event loop.
     const d = new OutboxDispatcher({ db: store.db, dialect: store.dialect, log, pollMs: 60_000 });
     d.register('test', async () => {});
-    let passes = 0;
-    let ended = 0;
-    const drain = d.drainOnce.bind(d);
-    d.drainOnce = () => (passes++, drain().finally(() => ended++));
+    const passes = countPasses(d);
     d.start();
     try {
-      await expect.poll(() => ended).toBe(1); // the first pass is over: the loop waits for the next
+      await expect.poll(() => passes.ended).toBe(1); // the first pass is over: the loop waits for the next
       d.wake();
-      for (let i = 0; i < 10 && passes === 1; i++) await Promise.resolve(); // microtasks only: no timer fires
-      expect(passes).toBe(2);
+      for (let i = 0; i < 10 && passes.begun === 1; i++) await Promise.resolve(); // microtasks only: no timer fires
+      expect(passes.begun).toBe(2);
     } finally {
       await d.stop();
     }
