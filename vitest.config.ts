@@ -28,5 +28,7 @@ export default defineConfig({
     sequence: { sequencer: EndToEndFirst },
     reporters: ['default'],
     globalSetup: ['./vitest.setup.ts'],
+    // Every prepared statement (control-plane/src/store/prepared.ts) is also built afresh and compared.
+    env: { DPP_VERIFY_PREPARED: '1' },
   },
 });

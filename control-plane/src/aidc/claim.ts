@@ -22,7 +22,9 @@ import {
   type Database,
   type Db,
   type Dialect,
+  type PrintAttemptTable,
   type PrintJobTable,
+  prepared,
   shiftParameters,
   uuidv7,
 } from '../store/index.js';
@@ -307,26 +309,35 @@ type ClaimedRow = PrintJobTable & {
   claim_merkle_root: string | null;
 };
 
+/** The current passport version of each of these products of the tenant (a claim's envelopes name it). */
+const currentVersions = prepared((trx: Db, tenantId: string, productIds: readonly string[]) =>
+  trx
+    .selectFrom('passports as p')
+    .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
+    .select(['p.product_id', 'v.id', 'v.content_hash', 'v.merkle_root'])
+    .where('p.tenant_id', '=', tenantId)
+    .where('p.product_id', 'in', productIds),
+);
+
+const insertAttempts = prepared((trx: Db, rows: readonly PrintAttemptTable[]) =>
+  trx.insertInto('print_attempts').values(rows),
+);
+
 /**
  * On SQLite, writes the attempt of each claimed job with the passport version it prints (its product's
  * current one), and returns each with that version as the envelope names it: the read, then the INSERT.
  */
 async function recordAttempts(trx: Db, at: ClaimAt, taken: readonly TakenJob[]): Promise<TakenJob[]> {
   const { tenantId, deviceId, claimedAt } = at;
-  const current = await trx
-    .selectFrom('passports as p')
-    .innerJoin('passport_versions as v', 'v.id', 'p.current_version_id')
-    .select(['p.product_id', 'v.id', 'v.content_hash', 'v.merkle_root'])
-    .where('p.tenant_id', '=', tenantId)
-    .where('p.product_id', 'in', [...new Set(taken.map((c) => c.row.product_id))])
-    .execute();
+  const products = [...new Set(taken.map((c) => c.row.product_id))];
+  const { rows: current } = await trx.executeQuery(currentVersions(trx, tenantId, products));
   const versions = new Map<string, PassportVersionRef>(
     current.map((v) => [v.product_id, { id: v.id, contentHash: v.content_hash, merkleRoot: v.merkle_root }]),
   );
   const claims = taken.map((c) => ({ ...c, passportVersion: versions.get(c.row.product_id) ?? null }));
-  await trx
-    .insertInto('print_attempts')
-    .values(
+  await trx.executeQuery(
+    insertAttempts(
+      trx,
       claims.map((c) => ({
         attempt_id: c.attemptId,
         job_ref: c.row.job_ref,
@@ -341,8 +352,8 @@ async function recordAttempts(trx: Db, at: ClaimAt, taken: readonly TakenJob[]):
         ended_at: null,
         failure_reason: null,
       })),
-    )
-    .execute();
+    ),
+  );
   return claims;
 }
 

@@ -1,6 +1,6 @@
 import type { Actor } from '../http/index.js';
 import type { Db } from '../store/index.js';
-import { WriteSet, uuidv7 } from '../store/index.js';
+import { type AuditLogTable, WriteSet, prepared, uuidv7 } from '../store/index.js';
 
 export interface AuditEntry {
   tenantId: string | null;
@@ -27,6 +27,10 @@ export async function recordAudits(db: Db, entries: readonly AuditEntry[]): Prom
   await writes.flush(db);
 }
 
+const insertAudits = prepared((db: Db, rows: readonly AuditLogTable[]) =>
+  db.insertInto('audit_log').values(rows),
+);
+
 /** Adds the INSERTs of these entries to a write set of the caller's transaction `db`. */
 export function addAudits(writes: WriteSet, db: Db, entries: readonly AuditEntry[]): void {
   const rows = entries.map((entry) => ({
@@ -42,6 +46,6 @@ export function addAudits(writes: WriteSet, db: Db, entries: readonly AuditEntry
     occurred_at: entry.at ?? new Date().toISOString(),
   }));
   for (let i = 0; i < rows.length; i += AUDIT_INSERT_CHUNK) {
-    writes.add(db.insertInto('audit_log').values(rows.slice(i, i + AUDIT_INSERT_CHUNK)));
+    writes.add(insertAudits(db, rows.slice(i, i + AUDIT_INSERT_CHUNK)));
   }
 }

@@ -8,7 +8,7 @@
  */
 import { type CompiledQuery, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from 'kysely';
 import type { Database, Db } from '../store/index.js';
-import { isPostgres } from '../store/index.js';
+import { isPostgres, prepared } from '../store/index.js';
 import { COUNTER_FORM } from './model.js';
 
 /**
@@ -237,10 +237,15 @@ export function printWrite(
   rows: readonly PrintRow[],
   set: SharedPrintColumns,
 ): CompiledQuery {
-  const guarded = rows.some((r) => r.previous !== undefined);
-  if (isPostgres(trx)) {
-    const still = guarded ? sql`and print_status is not distinct from u.previous` : sql``;
-    return sql`
+  return printUpdate(trx, tenantId, rows, set);
+}
+
+const printUpdate = prepared(
+  (trx: Db, tenantId: string, rows: readonly PrintRow[], set: SharedPrintColumns) => {
+    const guarded = rows.some((r) => r.previous !== undefined);
+    if (isPostgres(trx)) {
+      const still = guarded ? sql`and print_status is not distinct from u.previous` : sql``;
+      return sql`
       update carrier_serials c set
         print_status = ${set.print_status}, print_reason = ${set.print_reason},
         print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
@@ -256,14 +261,15 @@ export function printWrite(
         ) t
       ) x
       where c.ctid = x.ctid`.compile(trx);
-  }
-  // A VALUES list names its columns column1, column2, ...: (seq, device, report, previous) of each row.
-  const still = guarded ? sql`and carrier_serials.print_status is x.column4` : sql``;
-  return sql`
+    }
+    // A VALUES list names its columns column1, column2, ...: (seq, device, report, previous) of each row.
+    const still = guarded ? sql`and carrier_serials.print_status is x.column4` : sql``;
+    return sql`
     update carrier_serials set
       print_status = ${set.print_status}, print_reason = ${set.print_reason},
       print_reported_at = ${set.print_reported_at}, print_source = ${set.print_source},
       print_device_id = x.column2, print_report_ref = x.column3
     from (values ${sql.join(rows.map((r) => sql`(${r.seq}, ${r.deviceId}, ${r.reportRef}, ${r.previous ?? null})`))}) as x
     where carrier_serials.tenant_id = ${tenantId} and carrier_serials.seq = x.column1 ${still}`.compile(trx);
-}
+  },
+);

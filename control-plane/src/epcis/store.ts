@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, WriteSet } from '../store/index.js';
-import { uuidv7 } from '../store/index.js';
+import type { Db, EpcisEventEpcTable, EpcisEventTable, WriteSet } from '../store/index.js';
+import { prepared, uuidv7 } from '../store/index.js';
 import type { EpcisEvent } from './schemas.js';
 
 /** The EPCIS 2.0 JSON-LD context (EPCIS 2.0 §8.2.1); every document we return names it first. */
@@ -68,6 +68,18 @@ function epcsOf(e: EpcisEvent): string[] {
   return [...new Set(all)];
 }
 
+/** A set's events, each stored once per tenant (a twin's is not inserted, and the set's count falls short). */
+const insertEventRows = prepared((db: Db, rows: readonly EpcisEventTable[]) =>
+  db
+    .insertInto('epcis_events')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing()),
+);
+
+const insertEpcRows = prepared((db: Db, rows: readonly EpcisEventEpcTable[]) =>
+  db.insertInto('epcis_event_epcs').values(rows),
+);
+
 /**
  * Stores validated events for a tenant in the caller's transaction. An event without an eventID gets a
  * `urn:uuid:` one (a random UUID; not the CBV 2.0 event hash). An eventID the tenant already holds is
@@ -112,15 +124,24 @@ export async function recordEpcisEvents(
   const { writes } = options;
   for (let i = 0; i < candidates.length; i += EVENT_CHUNK) {
     const chunk = candidates.slice(i, i + EVENT_CHUNK);
+    if (writes) {
+      writes.add(
+        insertEventRows(
+          db,
+          chunk.map((c) => c.row),
+        ),
+        {
+          rows: chunk.length,
+          otherwise: 'an EPCIS event of the set was stored before',
+        },
+      );
+      for (const c of chunk) inserted.add(c.row.id);
+      continue;
+    }
     const insert = db
       .insertInto('epcis_events')
       .values(chunk.map((c) => c.row))
       .onConflict((oc) => oc.columns(['tenant_id', 'event_id']).doNothing());
-    if (writes) {
-      writes.add(insert, { rows: chunk.length, otherwise: 'an EPCIS event of the set was stored before' });
-      for (const c of chunk) inserted.add(c.row.id);
-      continue;
-    }
     for (const r of await insert.returning('id').execute()) inserted.add(r.id);
   }
   const storedRows = candidates.filter((c) => inserted.has(c.row.id));
@@ -128,9 +149,9 @@ export async function recordEpcisEvents(
     c.epcs.map((epc) => ({ tenant_id: tenantId, epc, event_row_id: c.row.id })),
   );
   for (let i = 0; i < epcRows.length; i += EPC_CHUNK) {
-    const insert = db.insertInto('epcis_event_epcs').values(epcRows.slice(i, i + EPC_CHUNK));
+    const insert = insertEpcRows(db, epcRows.slice(i, i + EPC_CHUNK));
     if (writes) writes.add(insert);
-    else await insert.execute();
+    else await db.executeQuery(insert);
   }
   return {
     stored: storedRows.map((c) => c.row.event_id),

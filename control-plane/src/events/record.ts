@@ -1,7 +1,11 @@
 import type { EventType } from '@dpp/shared';
 import { enqueueOutboxMessages } from '../outbox/index.js';
-import type { Db, WriteSet } from '../store/index.js';
-import { uuidv7 } from '../store/index.js';
+import type { Db, EventTable, WriteSet } from '../store/index.js';
+import { prepared, uuidv7 } from '../store/index.js';
+
+const insertEventRows = prepared((db: Db, rows: readonly EventTable[]) =>
+  db.insertInto('events').values(rows),
+);
 
 export interface DomainEvent {
   tenantId: string;
@@ -45,9 +49,9 @@ export async function recordEvents(
     occurred_at: event.occurredAt ?? new Date().toISOString(),
   }));
   for (let i = 0; i < rows.length; i += EVENT_INSERT_CHUNK) {
-    const insert = db.insertInto('events').values(rows.slice(i, i + EVENT_INSERT_CHUNK));
+    const insert = insertEventRows(db, rows.slice(i, i + EVENT_INSERT_CHUNK));
     if (writes) writes.add(insert);
-    else await insert.execute();
+    else await db.executeQuery(insert);
   }
   await enqueueOutboxMessages(
     db,

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Logger } from '../logging/logger.js';
 import { PollingLoop } from '../workers/index.js';
 import { type LeaseColumns, claim, retryDelay } from '../queue/index.js';
-import type { Db, Dialect, OutboxTable } from '../store/index.js';
+import { type Db, type Dialect, type OutboxTable, prepared } from '../store/index.js';
 import { outboxRowsWritten, type OutboxTopic } from './outbox.js';
 
 export interface OutboxRow {
@@ -42,6 +42,14 @@ export interface DispatcherOptions {
 const BACKOFF_MS = [1_000, 5_000, 30_000, 120_000, 600_000, 3_600_000];
 /** Rows marked processed by one UPDATE (a pass claims `batchSize`, 100 by default). */
 const MARK_CHUNK = 500;
+
+/** Rows handled: done, their lease let go. */
+const markProcessed = prepared((db: Db, at: string, ids: readonly string[]) =>
+  db
+    .updateTable('outbox')
+    .set({ processed_at: at, locked_until: null, last_error: null })
+    .where('id', 'in', ids),
+);
 
 /**
  * Where outbox rows keep their claim. No owner column: a row's handler is idempotent, so a dispatcher
@@ -145,11 +153,9 @@ export class OutboxDispatcher {
     );
     const handled = done.flat().map((row) => row.id);
     for (let i = 0; i < handled.length; i += MARK_CHUNK) {
-      await this.opts.db
-        .updateTable('outbox')
-        .set({ processed_at: new Date(this.now()).toISOString(), locked_until: null, last_error: null })
-        .where('id', 'in', handled.slice(i, i + MARK_CHUNK))
-        .execute();
+      await this.opts.db.executeQuery(
+        markProcessed(this.opts.db, new Date(this.now()).toISOString(), handled.slice(i, i + MARK_CHUNK)),
+      );
     }
     return rows.length;
   }

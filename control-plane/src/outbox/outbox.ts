@@ -1,5 +1,9 @@
-import type { Db, WriteSet } from '../store/index.js';
-import { uuidv7 } from '../store/index.js';
+import type { Db, OutboxTable, WriteSet } from '../store/index.js';
+import { prepared, uuidv7 } from '../store/index.js';
+
+const insertOutboxRows = prepared((db: Db, rows: readonly OutboxTable[]) =>
+  db.insertInto('outbox').values(rows),
+);
 
 /**
  * Outbox topics: what kind of side effect a row asks for. Each topic has one handler in the dispatcher
@@ -61,9 +65,9 @@ export async function enqueueOutboxMessages(
     processed_at: null,
   }));
   for (let i = 0; i < rows.length; i += OUTBOX_INSERT_CHUNK) {
-    const insert = db.insertInto('outbox').values(rows.slice(i, i + OUTBOX_INSERT_CHUNK));
+    const insert = insertOutboxRows(db, rows.slice(i, i + OUTBOX_INSERT_CHUNK));
     if (writes) writes.add(insert);
-    else await insert.execute();
+    else await db.executeQuery(insert);
   }
   rowsWritten += rows.length;
   return rows.map((r) => r.id);

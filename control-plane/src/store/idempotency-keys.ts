@@ -6,6 +6,7 @@
 import { type CompiledQuery, sql } from 'kysely';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
+import { prepared } from './prepared.js';
 import type { IdempotencyKeyTable } from './schema.js';
 
 /** Which key: its owner (a tenant, or an OAuth client before there is one), the route and the key. */
@@ -146,26 +147,36 @@ export function idempotencyKeysQuery(
   owner: Omit<IdempotencyKeyRef, 'key'>,
   keys: readonly string[],
 ): CompiledQuery<IdempotencyKeyTable> {
+  return keysOfOwner(db, owner.tenantId, owner.route, keys);
+}
+
+const keysOfOwner = prepared((db: Db, tenantId: string, route: string, keys: readonly string[]) => {
   if (isPostgres(db)) {
     return sql<IdempotencyKeyTable>`
       select k.* from unnest(${[...keys]}::text[]) as wanted(key)
       cross join lateral (
         select * from idempotency_keys
-        where tenant_id = ${owner.tenantId} and route = ${owner.route} and key = wanted.key
+        where tenant_id = ${tenantId} and route = ${route} and key = wanted.key
         limit 1
       ) as k`.compile(db);
   }
   return db
     .selectFrom('idempotency_keys')
     .selectAll()
-    .where('tenant_id', '=', owner.tenantId)
-    .where('route', '=', owner.route)
-    .where('key', 'in', keys)
-    .compile();
-}
+    .where('tenant_id', '=', tenantId)
+    .where('route', '=', route)
+    .where('key', 'in', keys);
+});
 
 /** Rows per multi-row INSERT of keys: 11 columns x 200 stays far below both dialects' parameter limits. */
 const KEY_INSERT_CHUNK = 200;
+
+const insertKeys = prepared((trx: Db, rows: readonly IdempotencyKeyTable[]) =>
+  trx
+    .insertInto('idempotency_keys')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing()),
+);
 
 /**
  * The INSERTs that keep several completed answers in the caller's transaction, each row as
@@ -177,13 +188,7 @@ export function completedIdempotencyKeyInserts(trx: Db, rows: readonly Idempoten
   const inserts = [];
   for (let i = 0; i < rows.length; i += KEY_INSERT_CHUNK) {
     const chunk = rows.slice(i, i + KEY_INSERT_CHUNK);
-    inserts.push({
-      insert: trx
-        .insertInto('idempotency_keys')
-        .values(chunk)
-        .onConflict((oc) => oc.columns(['tenant_id', 'route', 'key']).doNothing()),
-      rows: chunk.length,
-    });
+    inserts.push({ insert: insertKeys(trx, chunk), rows: chunk.length });
   }
   return inserts;
 }

@@ -14,3 +14,4 @@ export * from './idempotency-keys.js';
 export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.js';
 export { WriteSet, WriteSetMismatch, shiftParameters, type Expectation } from './write-set.js';
 export { readTogether } from './read-set.js';
+export { prepared, type PreparedArg } from './prepared.js';

@@ -56,9 +56,9 @@ const MAX_PARAMETERS = 30_000;
 export class WriteSet {
   private readonly writes: { query: CompiledQuery; expect: Expectation | undefined }[] = [];
 
-  /** Adds an INSERT, UPDATE or DELETE built by Kysely. */
-  add(query: Compilable, expect?: Expectation): this {
-    const compiled = query.compile();
+  /** Adds an INSERT, UPDATE or DELETE built by Kysely (or compiled already: store/prepared.ts). */
+  add(query: Compilable | CompiledQuery, expect?: Expectation): this {
+    const compiled = 'compile' in query ? query.compile() : query;
     if (!isWrite(compiled.query)) throw new TypeError('a write set takes INSERT, UPDATE and DELETE queries');
     this.writes.push({ query: compiled, expect });
     return this;

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { WEBHOOK_API_VERSION, type WebhookEnvelope } from '@dpp/shared';
 import type { Logger } from '../logging/logger.js';
 import type { OutboxBatchHandler, OutboxRow } from '../outbox/index.js';
-import type { Db } from '../store/index.js';
-import { uuidv7 } from '../store/index.js';
+import type { Db, WebhookDeliveryTable } from '../store/index.js';
+import { prepared, uuidv7 } from '../store/index.js';
 
 /** What `recordEvent` writes into an `event` outbox row. */
 const EventPayloadSchema = z.object({
@@ -23,6 +23,22 @@ export interface FanOutDeps {
 
 /** Deliveries queued by one INSERT (17 columns each, far below both dialects' parameter limits). */
 const DELIVERY_INSERT_CHUNK = 500;
+
+const enabledEndpoints = prepared((db: Db, tenantIds: readonly string[]) =>
+  db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'tenant_id', 'events', 'created_at'])
+    .where('tenant_id', 'in', tenantIds)
+    .where('enabled', '=', 1),
+);
+
+/** Deliveries queued once per endpoint and event (a row there already is left as it is). */
+const insertDeliveries = prepared((db: Db, rows: readonly WebhookDeliveryTable[]) =>
+  db
+    .insertInto('webhook_deliveries')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing()),
+);
 
 /**
  * The outbox handler of topic `event`: one delivery per enabled endpoint of the event's tenant that
@@ -51,12 +67,9 @@ export function webhookFanOut(deps: FanOutDeps): OutboxBatchHandler {
       events.push({ tenantId: row.tenantId, event: parsed.data });
     }
     if (events.length === 0) return;
-    const endpoints = await deps.db
-      .selectFrom('webhook_endpoints')
-      .select(['id', 'tenant_id', 'events', 'created_at'])
-      .where('tenant_id', 'in', [...new Set(events.map((e) => e.tenantId))])
-      .where('enabled', '=', 1)
-      .execute();
+    const { rows: endpoints } = await deps.db.executeQuery(
+      enabledEndpoints(deps.db, [...new Set(events.map((e) => e.tenantId))]),
+    );
     const subscribed = endpoints.map((e) => ({ ...e, types: new Set(JSON.parse(e.events) as string[]) }));
 
     const at = new Date(now()).toISOString();
@@ -97,11 +110,7 @@ export function webhookFanOut(deps: FanOutDeps): OutboxBatchHandler {
     let chunk: (typeof perEvent)[number] = [];
     const insert = async () => {
       if (chunk.length === 0) return;
-      await deps.db
-        .insertInto('webhook_deliveries')
-        .values(chunk)
-        .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
-        .execute();
+      await deps.db.executeQuery(insertDeliveries(deps.db, chunk));
       chunk = [];
     };
     for (const deliveries of perEvent) {
