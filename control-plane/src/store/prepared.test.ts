@@ -68,6 +68,28 @@ describe.each(testDialects())('prepared statements (%s)', (dialect) => {
     expect((await db.executeQuery(anyName)).rows.map((r) => r.id)).toEqual(['a', 'b']);
   });
 
+  it('tells rows of a list apart by their keys: values land in their columns whatever order a row names them in', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    const reordered = (id: string) => {
+      const { name, ...rest } = tenantRow(id);
+      return { name: `${name}!`, ...rest } as ReturnType<typeof tenantRow>;
+    };
+    await db.executeQuery(insertTenants(db, [tenantRow('a'), tenantRow('b')]));
+    await db.executeQuery(insertTenants(db, [tenantRow('c'), reordered('d')]));
+    await db.executeQuery(insertTenants(db, [reordered('e'), tenantRow('f')]));
+    const rows = (await db.executeQuery(tenantsByIds(db, ['a', 'b', 'c', 'd', 'e', 'f'], null))).rows;
+    expect(rows).toEqual([
+      { id: 'a', name: 'Tenant a' },
+      { id: 'b', name: 'Tenant b' },
+      { id: 'c', name: 'Tenant c' },
+      { id: 'd', name: 'Tenant d!' },
+      { id: 'e', name: 'Tenant e!' },
+      { id: 'f', name: 'Tenant f' },
+    ]);
+  });
+
   it('places the values of a list sent as one parameter, its nulls kept', async () => {
     const store = await openTestStore(dialect);
     drop = store.drop;

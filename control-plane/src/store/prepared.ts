@@ -77,9 +77,13 @@ const inShape = (mark: string) => mark === 'u' || mark === '0' || mark === 't' |
  */
 function shapeOf(args: readonly Arg[], values: unknown[]): string {
   let shape = '';
-  const row = (r: Row) => {
+  // A row's marks, and whether its keys are `keys`, in that order (the rows of one list mostly share theirs).
+  const marksOf = (r: Row, keys: readonly string[] | undefined): { marks: string; same: boolean } => {
     let marks = '';
+    let i = 0;
+    let same = keys !== undefined;
     for (const key in r) {
+      if (same && keys![i++] !== key) same = false;
       const v = r[key];
       const mark = scalarMark(v);
       if (inShape(mark)) marks += mark;
@@ -88,13 +92,20 @@ function shapeOf(args: readonly Arg[], values: unknown[]): string {
         values.push(v);
       }
     }
-    return `{${Object.keys(r).join(',')}:${marks}}`;
+    return { marks, same: same && i === keys!.length };
+  };
+  const row = (r: Row, keys?: readonly string[]) => {
+    const { marks, same } = marksOf(r, keys);
+    // A row with the list's keys names them once, in the list's shape.
+    return same ? `{:${marks}}` : `{${Object.keys(r).join(',')}:${marks}}`;
   };
   for (const arg of args) {
     if (Array.isArray(arg)) {
-      shape += `[${arg.length}`;
+      const first = arg[0] as unknown;
+      const keys = isRow(first) ? Object.keys(first) : undefined;
+      shape += `[${arg.length}${keys ? `(${keys.join(',')})` : ''}`;
       for (const item of arg as readonly (Scalar | Row)[]) {
-        if (isRow(item)) shape += row(item);
+        if (isRow(item)) shape += row(item, keys);
         else {
           const mark = scalarMark(item);
           if (!inShape(mark)) values.push(item);
