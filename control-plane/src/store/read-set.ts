@@ -12,6 +12,7 @@
 import { CompiledQuery, SelectQueryNode } from 'kysely';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
+import { ComposedTexts } from './composed-text.js';
 import { shiftParameters } from './write-set.js';
 
 /** PostgreSQL takes at most 65,535 parameters a statement; reads beyond this go one after another. */
@@ -48,11 +49,22 @@ export async function readTogether<Q extends Record<string, CompiledQuery<unknow
  */
 function together(entries: readonly [string, CompiledQuery<unknown>][]): CompiledQuery {
   const parameters: unknown[] = [];
-  const columns = entries.map(([name, q], i) => {
-    const offset = parameters.length;
-    parameters.push(...q.parameters);
-    const text = shiftParameters(q.sql, offset);
-    return `(select coalesce(json_agg(r${i}), '[]'::json) from (${text}) as r${i}) as "${name}"`;
-  });
-  return CompiledQuery.raw(`select ${columns.join(', ')}`, parameters);
+  for (const [, q] of entries) parameters.push(...q.parameters);
+  const text = composedReads.text(
+    entries.map(([, q]) => q.sql),
+    entries.map(([name, q]) => `${name}:${q.parameters.length}`).join(','),
+    () => {
+      let offset = 0;
+      const columns = entries.map(([name, q], i) => {
+        const shifted = shiftParameters(q.sql, offset);
+        offset += q.parameters.length;
+        return `(select coalesce(json_agg(r${i}), '[]'::json) from (${shifted}) as r${i}) as "${name}"`;
+      });
+      return `select ${columns.join(', ')}`;
+    },
+  );
+  return CompiledQuery.raw(text, parameters);
 }
+
+/** The texts of the read sets composed so far (store/composed-text.ts). */
+const composedReads = new ComposedTexts();

@@ -28,6 +28,7 @@ import {
   type RootOperationNode,
   UpdateQueryNode,
 } from 'kysely';
+import { ComposedTexts } from './composed-text.js';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
 
@@ -165,27 +166,37 @@ function together(
   expect?: readonly (Expectation | undefined)[],
 ): CompiledQuery {
   const parameters: unknown[] = [];
-  const ctes = queries.map((q, i) => {
-    const offset = parameters.length;
-    parameters.push(...q.parameters);
-    const text = shiftParameters(q.sql, offset);
-    const returning = (q.query as { returning?: unknown }).returning !== undefined;
-    return `w${i} as (${text}${returning ? '' : ' returning 1'})`;
-  });
-  const counts = queries.map((_, i) => `(select count(*) from w${i})::int as w${i}`);
-  const guarded = (expect ?? []).flatMap((e, i) => (e ? [`c.w${i} = ${e.rows}`] : []));
-  if (guarded.length === 0) {
-    return CompiledQuery.raw(`with ${ctes.join(', ')} select ${counts.join(', ')}`, parameters);
-  }
-  const columns = queries.map((_, i) => `c.w${i}`);
-  const text = `'${MISMATCH}' || ${columns.map((c) => `' ' || ${c}`).join(' || ')}`;
-  return CompiledQuery.raw(
-    `with ${ctes.join(', ')}, c as (select ${counts.join(', ')}) ` +
-      `select ${columns.join(', ')}, case when ${guarded.join(' and ')} then 0 else (${text})::int end as checked ` +
-      'from c',
-    parameters,
+  for (const q of queries) parameters.push(...q.parameters);
+  const returning = (q: CompiledQuery) => (q.query as { returning?: unknown }).returning !== undefined;
+  // What decides the text besides the writes' own: whether each returns rows, and each expected count.
+  const rest = queries.map((q, i) => `${returning(q) ? 'r' : ''}${expect?.[i]?.rows ?? ''}`).join(',');
+  const text = composedSets.text(
+    queries.map((q) => q.sql),
+    rest,
+    () => {
+      let offset = 0;
+      const ctes = queries.map((q, i) => {
+        const shifted = shiftParameters(q.sql, offset);
+        offset += q.parameters.length;
+        return `w${i} as (${shifted}${returning(q) ? '' : ' returning 1'})`;
+      });
+      const counts = queries.map((_, i) => `(select count(*) from w${i})::int as w${i}`);
+      const guarded = (expect ?? []).flatMap((e, i) => (e ? [`c.w${i} = ${e.rows}`] : []));
+      if (guarded.length === 0) return `with ${ctes.join(', ')} select ${counts.join(', ')}`;
+      const columns = queries.map((_, i) => `c.w${i}`);
+      const mismatch = `'${MISMATCH}' || ${columns.map((c) => `' ' || ${c}`).join(' || ')}`;
+      return (
+        `with ${ctes.join(', ')}, c as (select ${counts.join(', ')}) ` +
+        `select ${columns.join(', ')}, case when ${guarded.join(' and ')} then 0 else (${mismatch})::int end as checked ` +
+        'from c'
+      );
+    },
   );
+  return CompiledQuery.raw(text, parameters);
 }
+
+/** The texts of the sets composed so far (store/composed-text.ts). */
+const composedSets = new ComposedTexts();
 
 /** The {@link WriteSetMismatch} a set's own check failed with, read from the error; null for any other error. */
 function mismatchIn(
