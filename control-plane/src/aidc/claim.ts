@@ -12,10 +12,11 @@ import { CompiledQuery, type Expression, type ExpressionBuilder, type SqlBool, s
 import {
   type LeaseColumns,
   claim,
-  claimChosen,
+  chosenClaimQuery,
   claimInTurnsStatement,
-  chooseDue,
+  dueChoiceQuery,
   renew,
+  sortedClaims,
 } from '../queue/index.js';
 import type { Keyring } from '../signing/index.js';
 import {
@@ -377,12 +378,12 @@ async function claimForPrinters(
     const printer = printers.find((p) => p.count === 1)!;
     return claimNext(trx, deps, at, printer);
   }
-  const chosen = await chooseDue(trx, PRINT_QUEUE, {
-    now: t,
-    limit: wanted,
-    due: (eb) => printableBy(eb, tenantId, printers),
-    columns: ['printer', 'requires_rfid', 'requires_nfc'],
-  });
+  const names = printers.map((p) => p.name);
+  const rfid = printers.some((p) => p.rfid === true);
+  const nfc = printers.some((p) => p.nfc === true);
+  const { rows: chosen } = await trx.executeQuery(
+    choosePrintable(trx, new Date(t).toISOString(), wanted, tenantId, names, rfid, nfc),
+  );
   const free = new Set(chosen.map((c) => c.job_ref as string));
   const plan = printers.map((printer) => {
     const jobs: string[] = [];
@@ -400,13 +401,25 @@ async function claimForPrinters(
   const claimed =
     owners.size === 0
       ? []
-      : await claimChosen(trx, PRINT_QUEUE, {
-          now: t,
-          leaseMs: deps.settings.leaseSeconds * 1000,
-          owners,
-          due: (eb) => printableBy(eb, tenantId, printers),
-          set: () => claimedBy(deviceId, t),
-        });
+      : sortedClaims(
+          PRINT_QUEUE,
+          (
+            await trx.executeQuery(
+              claimPrintable(
+                trx,
+                new Date(t).toISOString(),
+                new Date(t + deps.settings.leaseSeconds * 1000).toISOString(),
+                [...owners.keys()],
+                [...owners.values()],
+                tenantId,
+                names,
+                rfid,
+                nfc,
+                deviceId,
+              ),
+            )
+          ).rows,
+        );
   const rows = new Map(claimed.map((row) => [row.attempt_id!, row]));
   const cut = chosen.length === wanted;
   const taken: TakenJob[] = [];
@@ -498,6 +511,23 @@ function printableBy(
   tenantId: string,
   printers: readonly Pick<PrinterClaim, 'name' | 'rfid' | 'nfc'>[],
 ) {
+  return printable(
+    eb,
+    tenantId,
+    printers.map((p) => p.name),
+    printers.some((p) => p.rfid === true),
+    printers.some((p) => p.nfc === true),
+  );
+}
+
+/** {@link printableBy} for printers by name, `rfid` and `nfc` when any of them has it. */
+function printable(
+  eb: ExpressionBuilder<Database, 'print_jobs'>,
+  tenantId: string,
+  names: readonly string[],
+  rfid: boolean,
+  nfc: boolean,
+) {
   return eb.and([
     eb('tenant_id', '=', tenantId),
     // The partial index print_jobs_claim_order's condition, spelled with literals: a planner can only
@@ -507,22 +537,59 @@ function printableBy(
       eb('state', '=', 'QUEUED'),
       eb.and([eb('state', '=', 'FAILED'), eb('attempt_count', '<', eb.ref('max_attempts'))]),
     ]),
-    eb.or([
-      eb('printer', 'is', null),
-      eb(
-        'printer',
-        'in',
-        printers.map((p) => p.name),
-      ),
-    ]),
-    ...(printers.some((p) => p.rfid === true) ? [] : [eb('requires_rfid', '=', 0)]),
-    ...(printers.some((p) => p.nfc === true) ? [] : [eb('requires_nfc', '=', 0)]),
+    eb.or([eb('printer', 'is', null), eb('printer', 'in', names)]),
+    ...(rfid ? [] : [eb('requires_rfid', '=', 0)]),
+    ...(nfc ? [] : [eb('requires_nfc', '=', 0)]),
   ]);
 }
 
+/** On SQLite, the oldest due jobs any of these printers can print ({@link claimForPrinters}' choice). */
+const choosePrintable = prepared(
+  (
+    trx: Db,
+    at: string,
+    limit: number,
+    tenantId: string,
+    names: readonly string[],
+    rfid: boolean,
+    nfc: boolean,
+  ) =>
+    dueChoiceQuery(trx, PRINT_QUEUE, {
+      at,
+      limit,
+      due: (eb) => printable(eb, tenantId, names, rfid, nfc),
+      columns: ['printer', 'requires_rfid', 'requires_nfc'],
+    }),
+);
+
+/** On SQLite, the claim of the chosen jobs, `ids[i]` for the attempt `attempts[i]` ({@link claimForPrinters}). */
+const claimPrintable = prepared(
+  (
+    trx: Db,
+    at: string,
+    lockedUntil: string,
+    ids: readonly string[],
+    attempts: readonly string[],
+    tenantId: string,
+    names: readonly string[],
+    rfid: boolean,
+    nfc: boolean,
+    deviceId: string,
+  ) =>
+    chosenClaimQuery(trx, PRINT_QUEUE, {
+      at,
+      lockedUntil,
+      ids,
+      owners: attempts,
+      due: (eb) => printable(eb, tenantId, names, rfid, nfc),
+      set: () => claimedBy(deviceId, at),
+    }),
+);
+
 /** What a claim sets on the job besides its lease, attempt and count. */
-function claimedBy(deviceId: string, t: number) {
-  return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: new Date(t).toISOString() };
+function claimedBy(deviceId: string, t: number | string) {
+  const updatedAt = typeof t === 'string' ? t : new Date(t).toISOString();
+  return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: updatedAt };
 }
 
 /** On SQLite, claims the oldest job this printer can print (see {@link claimJob}) for a new attempt. */

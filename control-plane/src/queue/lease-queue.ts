@@ -136,11 +136,20 @@ function claimUpdate<T extends QueueTable>(
   c: ReturnType<typeof names>,
   opts: Pick<ClaimOptions<T>, 'set' | 'now' | 'leaseMs'> & { owner?: unknown },
 ) {
+  return claimUpdateUntil(db, c, { ...opts, lockedUntil: iso(opts.now + opts.leaseMs) });
+}
+
+/** {@link claimUpdate} with the lease's end given as ISO text. */
+function claimUpdateUntil<T extends QueueTable>(
+  db: Db,
+  c: ReturnType<typeof names>,
+  opts: Pick<ClaimOptions<T>, 'set'> & { lockedUntil: string; owner?: unknown },
+) {
   return untyped(db)
     .updateTable(c.table)
     .set((eb) => ({
       ...opts.set?.(eb as unknown as ExpressionBuilder<Database, T>),
-      [c.lockedUntil]: iso(opts.now + opts.leaseMs),
+      [c.lockedUntil]: opts.lockedUntil,
       ...(c.owner ? { [c.owner]: opts.owner } : {}),
       ...(c.attempts ? { [c.attempts]: eb(c.attempts, '+', 1) } : {}),
     }));
@@ -221,12 +230,22 @@ export async function chooseDue<T extends QueueTable>(
     columns: readonly Column<T>[];
   },
 ): Promise<Record<string, unknown>[]> {
+  const { now, ...rest } = opts;
+  return (await dueChoiceQuery(db, q, { ...rest, at: iso(now) }).execute()) as Record<string, unknown>[];
+}
+
+/**
+ * {@link chooseDue}'s statement, the instant as ISO text (`at`): for a caller that prepares it
+ * (store/prepared.ts), with the values of its `due` as the statement's arguments.
+ */
+export function dueChoiceQuery<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: { at: string; limit: number; due: ClaimOptions<T>['due']; columns: readonly Column<T>[] },
+) {
   const c = names(q);
-  const choice = orderedChoice(db, c, dueAndUnleased(c, opts.due, opts.now), opts.columns, opts.limit);
-  return (await (isPostgres(db) ? choice.forUpdate().skipLocked() : choice).execute()) as Record<
-    string,
-    unknown
-  >[];
+  const choice = orderedChoice(db, c, dueAndUnleasedAt(c, opts.due, opts.at), opts.columns, opts.limit);
+  return isPostgres(db) ? choice.forUpdate().skipLocked() : choice;
 }
 
 /**
@@ -242,21 +261,57 @@ export async function claimChosen<T extends QueueTable>(
   q: LeaseColumns<T>,
   opts: Omit<ClaimOptions<T>, 'owner' | 'limit' | 'peek'> & { owners: ReadonlyMap<string, string> },
 ): Promise<Database[T][]> {
+  if (!q.owner) throw new TypeError(`a claim of ${q.table} by owner needs an owner column`);
+  if (opts.owners.size === 0) return [];
+  const { rows } = await db.executeQuery(
+    chosenClaimQuery(db, q, {
+      at: iso(opts.now),
+      lockedUntil: iso(opts.now + opts.leaseMs),
+      ids: [...opts.owners.keys()],
+      owners: [...opts.owners.values()],
+      due: opts.due,
+      ...(opts.set ? { set: opts.set } : {}),
+    }).compile(),
+  );
+  return sortedClaims(q, rows);
+}
+
+/**
+ * {@link claimChosen}'s UPDATE, the instants as ISO text (`at`, and `lockedUntil`, when the lease ends) and each
+ * row's owner beside its id (`owners[i]` holds `ids[i]`): for a caller that prepares it (store/prepared.ts).
+ * Its rows go through {@link sortedClaims}.
+ */
+export function chosenClaimQuery<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Pick<ClaimOptions<T>, 'due' | 'set'> & {
+    at: string;
+    lockedUntil: string;
+    ids: readonly string[];
+    owners: readonly string[];
+  },
+) {
   const c = names(q);
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
-  if (opts.owners.size === 0) return [];
-  const ids = [...opts.owners.keys()];
   // Each row its own owner: `case id when ? then ? ... end`.
   const owner = sql`case ${sql.ref(c.id)} ${sql.join(
-    ids.map((id) => sql`when ${id} then ${opts.owners.get(id)}`),
+    opts.ids.map((id, i) => sql`when ${id} then ${opts.owners[i]}`),
     sql` `,
   )} end`;
-  const rows = await claimUpdate(db, c, { ...opts, owner })
-    .where(c.id, 'in', ids)
-    .$if(!db.isTransaction, (w) => w.where(dueAndUnleased(c, opts.due, opts.now)))
-    .returningAll()
-    .execute();
-  return sortByOrder(rows as Record<string, unknown>[], c.order).map((r) => r as unknown as Database[T]);
+  return claimUpdateUntil(db, c, { ...opts, owner })
+    .where(c.id, 'in', opts.ids)
+    .$if(!db.isTransaction, (w) => w.where(dueAndUnleasedAt(c, opts.due, opts.at)))
+    .returningAll();
+}
+
+/** The rows a claim by {@link chosenClaimQuery} answered, in the queue's order. */
+export function sortedClaims<T extends QueueTable>(
+  q: LeaseColumns<T>,
+  rows: readonly unknown[],
+): Database[T][] {
+  return sortByOrder([...rows] as Record<string, unknown>[], names(q).order).map(
+    (r) => r as unknown as Database[T],
+  );
 }
 
 /** The rows `due` names that no live lease holds at `now`. */
@@ -265,7 +320,15 @@ function dueAndUnleased<T extends QueueTable>(
   due: ClaimOptions<T>['due'],
   now: number,
 ) {
-  const at = iso(now);
+  return dueAndUnleasedAt(c, due, iso(now));
+}
+
+/** {@link dueAndUnleased} at an instant given as ISO text. */
+function dueAndUnleasedAt<T extends QueueTable>(
+  c: ReturnType<typeof names>,
+  due: ClaimOptions<T>['due'],
+  at: string,
+) {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return (eb: ExpressionBuilder<any, string>) =>
     eb.and([

@@ -111,6 +111,26 @@ describe.each(testDialects())('prepared statements (%s)', (dialect) => {
     }
   });
 
+  it('takes a value the statement leaves out, and refuses one the builder changed', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    await db.executeQuery(insertTenants(db, [tenantRow('a')]));
+    // `name` is left out outside a transaction (a clause omitted for that shape): nothing depends on it.
+    const leavesOut = prepared((d: Db, id: string, name: string) =>
+      d
+        .selectFrom('tenants')
+        .select('id')
+        .where('id', '=', id)
+        .$if(d.isTransaction, (q) => q.where('name', '=', name)),
+    );
+    expect((await db.executeQuery(leavesOut(db, 'a', 'anything'))).rows).toEqual([{ id: 'a' }]);
+    const changes = prepared((d: Db, id: string) =>
+      d.selectFrom('tenants').select('id').where('id', '=', id.toUpperCase()),
+    );
+    expect(() => changes(db, 'a')).toThrow(TypeError);
+  });
+
   it('refuses a builder that decides on a value instead of passing it through', async () => {
     const store = await openTestStore(dialect);
     drop = store.drop;

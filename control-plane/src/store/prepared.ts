@@ -39,6 +39,10 @@ const SHAPES = 256;
 
 const VERIFY = process.env.DPP_VERIFY_PREPARED === '1';
 
+/** What every sentinel starts with, found again in a value a builder changed (any case, escaped or not). */
+const SENTINEL = '\u0000prepared:';
+const MARK = /prepared:/i;
+
 interface Template<R> {
   compiled: CompiledQuery<R>;
   /**
@@ -129,7 +133,7 @@ function sentinelArgs(args: readonly Arg[]): { args: Arg[]; sentinels: string[] 
   const sentinels: string[] = [];
   const scalar = (v: Scalar | undefined): Scalar | undefined => {
     if (inShape(scalarMark(v))) return v;
-    const s = `\u0000prepared:${sentinels.length}`;
+    const s = `${SENTINEL}${sentinels.length}`;
     sentinels.push(s);
     return s;
   };
@@ -176,11 +180,13 @@ export function prepared<A extends readonly Arg[], R>(
           return p.map((e) => at.get(e as string) ?? -1);
         return -1;
       });
-      const placed = new Set(slots.flat());
-      const lost = sentinels.findIndex((_, i) => !placed.has(i));
-      if (lost >= 0) {
+      // A value the statement leaves out (a clause it omits for this shape) is fine; one it changed is not.
+      const changed = [compiled.sql, ...compiled.parameters.flat()].find(
+        (p, i) => typeof p === 'string' && MARK.test(p) && (i === 0 || !at.has(p)),
+      );
+      if (changed !== undefined) {
         throw new TypeError(
-          `a prepared statement's builder did not pass its value ${lost} through as a parameter; build a statement for each such value instead: ${compiled.sql}`,
+          `a prepared statement's builder changed a value or wrote it into its SQL instead of passing it through as a parameter; build a statement for each such value instead: ${compiled.sql}`,
         );
       }
       template = { compiled, slots };
