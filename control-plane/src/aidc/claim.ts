@@ -372,7 +372,7 @@ async function claimForPrinters(
   at: ClaimAt,
   printers: readonly PrinterClaim[],
 ): Promise<TakenJob[]> {
-  const { tenantId, deviceId, t } = at;
+  const { tenantId, t } = at;
   const wanted = printers.reduce((n, p) => n + p.count, 0);
   if (wanted === 1) {
     const printer = printers.find((p) => p.count === 1)!;
@@ -399,27 +399,7 @@ async function claimForPrinters(
   });
   const owners = new Map(plan.flatMap((p) => p.jobs.map((j) => [j.ref, j.attemptId] as const)));
   const claimed =
-    owners.size === 0
-      ? []
-      : sortedClaims(
-          PRINT_QUEUE,
-          (
-            await trx.executeQuery(
-              claimPrintable(
-                trx,
-                new Date(t).toISOString(),
-                new Date(t + deps.settings.leaseSeconds * 1000).toISOString(),
-                [...owners.keys()],
-                [...owners.values()],
-                tenantId,
-                names,
-                rfid,
-                nfc,
-                deviceId,
-              ),
-            )
-          ).rows,
-        );
+    owners.size === 0 ? [] : await claimChosenJobs(trx, deps, at, owners, { tenantId, names, rfid, nfc });
   const rows = new Map(claimed.map((row) => [row.attempt_id!, row]));
   const cut = chosen.length === wanted;
   const taken: TakenJob[] = [];
@@ -541,6 +521,29 @@ function printable(
     ...(rfid ? [] : [eb('requires_rfid', '=', 0)]),
     ...(nfc ? [] : [eb('requires_nfc', '=', 0)]),
   ]);
+}
+
+/** On SQLite, claims the chosen jobs (`owners`: job to attempt) in one prepared UPDATE; the rows in queue order. */
+async function claimChosenJobs(
+  trx: Db,
+  deps: ClaimDeps,
+  at: ClaimAt,
+  owners: ReadonlyMap<string, string>,
+  by: { tenantId: string; names: readonly string[]; rfid: boolean; nfc: boolean },
+): Promise<PrintJobTable[]> {
+  const claim = claimPrintable(
+    trx,
+    new Date(at.t).toISOString(),
+    new Date(at.t + deps.settings.leaseSeconds * 1000).toISOString(),
+    [...owners.keys()],
+    [...owners.values()],
+    by.tenantId,
+    by.names,
+    by.rfid,
+    by.nfc,
+    at.deviceId,
+  );
+  return sortedClaims(PRINT_QUEUE, (await trx.executeQuery(claim)).rows);
 }
 
 /** On SQLite, the oldest due jobs any of these printers can print ({@link claimForPrinters}' choice). */
