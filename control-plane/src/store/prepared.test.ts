@@ -68,6 +68,19 @@ describe.each(testDialects())('prepared statements (%s)', (dialect) => {
     expect((await db.executeQuery(anyName)).rows.map((r) => r.id)).toEqual(['a', 'b']);
   });
 
+  it('builds a call with a long list as before, each time: a bulk write is not kept', async () => {
+    const store = await openTestStore(dialect);
+    drop = store.drop;
+    const { db } = store;
+    const rows = Array.from({ length: 40 }, (_, i) => tenantRow(`t${String(i).padStart(2, '0')}`));
+    await db.executeQuery(insertTenants(db, rows));
+    const ids = rows.map((r) => r.id);
+    expect((await db.executeQuery(tenantsByIds(db, ids, null))).rows.map((r) => r.id)).toEqual(ids);
+    expect((await db.executeQuery(tenantsByIds(db, ids.slice(0, 33), 'Tenant t07'))).rows).toEqual([
+      { id: 't07', name: 'Tenant t07' },
+    ]);
+  });
+
   it('tells rows of a list apart by their keys: values land in their columns whatever order a row names them in', async () => {
     const store = await openTestStore(dialect);
     drop = store.drop;

@@ -17,7 +17,7 @@
  * test suite sets it) every call is compiled afresh as well and compared, so a builder that decides on a
  * value fails loudly there instead of running the wrong statement.
  */
-import type { Compilable, CompiledQuery } from 'kysely';
+import type { Compilable, CompiledQuery, RootOperationNode } from 'kysely';
 import { BoundedMap } from '@dpp/shared';
 import type { Db } from './database.js';
 import { isPostgres } from './dialect.js';
@@ -34,8 +34,16 @@ export type PreparedArg = Scalar | readonly Scalar[] | object | readonly object[
 
 type Arg = PreparedArg;
 
-/** Shapes kept per statement and dialect: a list's length is part of its shape, so a batch's sizes each have one. */
-const SHAPES = 256;
+/**
+ * Shapes kept per statement and dialect: a list's length is part of its shape, so a batch's sizes each have one.
+ * With lists of at most {@link LONGEST_LIST} items a statement keeps at most about 64 x 4 KB of SQL.
+ */
+const SHAPES = 64;
+/**
+ * A call with a longer list is built and compiled as before, not kept: a bulk write's statement is large (a
+ * 200-row INSERT's, with Kysely's tree, about 200 KB) and its cost is in its rows, not in building it.
+ */
+const LONGEST_LIST = 32;
 
 const VERIFY = process.env.DPP_VERIFY_PREPARED === '1';
 
@@ -164,6 +172,7 @@ export function prepared<A extends readonly Arg[], R>(
     new BoundedMap<string, Template<R>>(SHAPES),
   ];
   return (db, ...args) => {
+    if (args.some((a) => Array.isArray(a) && a.length > LONGEST_LIST)) return compiledOf(build(db, ...args));
     const values: unknown[] = [];
     // A builder may tell a transaction's handle from the root's (a check the transaction makes redundant).
     const shape = (db.isTransaction ? 'trx;' : 'db;') + shapeOf(args, values);
@@ -189,7 +198,9 @@ export function prepared<A extends readonly Arg[], R>(
           `a prepared statement's builder changed a value or wrote it into its SQL instead of passing it through as a parameter; build a statement for each such value instead: ${compiled.sql}`,
         );
       }
-      template = { compiled, slots };
+      // Kept without Kysely's operation tree: only its kind and what a write returns are read of it (write and
+      // read sets), and the tree of a many-row statement is many times its text.
+      template = { compiled: { ...compiled, query: queryKind(compiled.query) }, slots };
       templates.set(shape, template);
     }
     const { compiled, slots } = template;
@@ -206,6 +217,14 @@ export function prepared<A extends readonly Arg[], R>(
     if (VERIFY) verifyAgainstBuild(build, db, args, query);
     return query;
   };
+}
+
+/** What is kept of a statement's operation tree: its kind, and a write's RETURNING. */
+function queryKind(node: RootOperationNode): RootOperationNode {
+  const returning = (node as { returning?: unknown }).returning;
+  return (
+    returning === undefined ? { kind: node.kind } : { kind: node.kind, returning }
+  ) as RootOperationNode;
 }
 
 /** A builder's query compiled (a raw `sql` query is compiled by its builder, with the handle). */
