@@ -446,7 +446,7 @@ async function claimInTurns(
   const statement = claimInTurnsStatement(db, PRINT_QUEUE, {
     now: t,
     leaseMs: deps.settings.leaseSeconds * 1000,
-    set: () => claimedBy(deviceId, t),
+    set: () => claimedBy(deviceId, new Date(t).toISOString()),
     turns: turns.map(({ printer, attempts }) => ({
       due: (eb) =>
         onlyIf
@@ -590,8 +590,7 @@ const claimPrintable = prepared(
 );
 
 /** What a claim sets on the job besides its lease, attempt and count. */
-function claimedBy(deviceId: string, t: number | string) {
-  const updatedAt = typeof t === 'string' ? t : new Date(t).toISOString();
+function claimedBy(deviceId: string, updatedAt: string) {
   return { state: 'CLAIMED', device_id: deviceId, sending_at: null, updated_at: updatedAt };
 }
 
@@ -609,7 +608,7 @@ async function claimNext(
     leaseMs: deps.settings.leaseSeconds * 1000,
     owner: attempt.attemptId,
     due: (eb) => printableBy(eb, tenantId, [printer]),
-    set: () => claimedBy(deviceId, t),
+    set: () => claimedBy(deviceId, new Date(t).toISOString()),
   });
   return row ? [{ row, ...attempt }] : [];
 }

@@ -266,7 +266,10 @@ const deviceKeyOf = prepared((trx: Db, deviceId: string) =>
   trx.selectFrom('devices').select(['public_jwk', 'key_thumbprint']).where('id', '=', deviceId),
 );
 
-const serialReads = new WeakMap<PrintLoopPort, ReturnType<typeof serialsOfJobsWith>>();
+const serialReads = new WeakMap<
+  PrintLoopPort,
+  (trx: Db, tenantId: string, jobRefs: readonly string[]) => CompiledQuery<object>
+>();
 
 /**
  * For SEALED, the serials the seal reports printed (their print_status decides the commissioning): the tenant's
@@ -277,20 +280,16 @@ const serialReads = new WeakMap<PrintLoopPort, ReturnType<typeof serialsOfJobsWi
 function serialsOfJobs(port: PrintLoopPort) {
   let read = serialReads.get(port);
   if (!read) {
-    read = serialsOfJobsWith(port);
+    read = prepared((trx: Db, tenantId: string, jobRefs: readonly string[]) =>
+      port.serialsRead(
+        trx,
+        tenantId,
+        trx.selectFrom('print_jobs').select('serial').where('job_ref', 'in', jobRefs),
+      ),
+    );
     serialReads.set(port, read);
   }
   return read;
-}
-
-function serialsOfJobsWith(port: PrintLoopPort) {
-  return prepared((trx: Db, tenantId: string, jobRefs: readonly string[]) =>
-    port.serialsRead(
-      trx,
-      tenantId,
-      trx.selectFrom('print_jobs').select('serial').where('job_ref', 'in', jobRefs),
-    ),
-  );
 }
 
 /**

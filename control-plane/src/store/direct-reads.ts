@@ -10,6 +10,7 @@ import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import type { Db } from './database.js';
 import { statementName } from './pg-statements.js';
+import { prepared } from './prepared.js';
 import type { GuardedKysely } from './unit-of-work.js';
 
 /** For a fixed set of statements (each is kept prepared for as long as the store is open). */
@@ -27,29 +28,18 @@ export function directReads(db: Db): DirectReads | undefined {
 
 /**
  * A fixed-shape read of a hot path (every scan's public lookups, every device call's principal): its SQL is built
- * and compiled once per store and run with new parameters, straight on the driver where the store allows it (the
- * builder and Kysely's executor cost more than an indexed lookup). Sentinel values mark where each argument goes
- * in the compiled parameter list.
+ * and compiled once (store/prepared.ts) and run with new parameters, straight on the driver where the store allows
+ * it (the builder and Kysely's executor cost more than an indexed lookup).
  */
 export function preparedRead<R, A extends string[]>(
   build: (db: Db, ...args: A) => { compile(): CompiledQuery<R> },
 ) {
-  const cache = new WeakMap<Db, { compiled: CompiledQuery<R>; argumentAt: number[] }>();
+  const statement = prepared(build);
   return (db: Db, ...args: A): Promise<R[]> => {
-    let statement = cache.get(db);
-    if (!statement) {
-      const sentinels = args.map((_, i) => `\u0000arg${i}`) as A;
-      const compiled = build(db, ...sentinels).compile();
-      // For each parameter, the argument it takes (-1: a constant of the query).
-      const argumentAt = compiled.parameters.map((p) => sentinels.indexOf(p as string));
-      statement = { compiled, argumentAt };
-      cache.set(db, statement);
-    }
-    const { compiled, argumentAt } = statement;
-    const parameters = argumentAt.map((a, i) => (a < 0 ? compiled.parameters[i] : args[a]));
+    const compiled = statement(db, ...args);
     const direct = directReads(db);
-    if (direct) return direct.all<R>(compiled.sql, parameters);
-    return db.executeQuery<R>({ ...compiled, parameters }).then((r) => r.rows);
+    if (direct) return direct.all<R>(compiled.sql, compiled.parameters);
+    return db.executeQuery<R>(compiled).then((r) => r.rows);
   };
 }
 

@@ -73,64 +73,69 @@ const isRow = (v: unknown): v is Row =>
  * adds), and SQLite takes no boolean as a parameter anyway.
  */
 function scalarMark(v: Scalar | undefined): string {
-  if (v === undefined) return 'u';
-  if (v === null) return '0';
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  return typeof v === 'object' ? 'o' : typeof v;
+  switch (typeof v) {
+    case 'string':
+      return 's';
+    case 'number':
+      return 'n';
+    case 'bigint':
+      return 'i';
+    case 'boolean':
+      return v ? 't' : 'f';
+    case 'undefined':
+      return 'u';
+    default:
+      return v === null ? '0' : 'o';
+  }
 }
 
 /** Marks that stand for themselves in a shape: the value is passed through as it is, never a parameter. */
 const inShape = (mark: string) => mark === 'u' || mark === '0' || mark === 't' || mark === 'f';
 
+/** A scalar's mark, its value collected when it is one. */
+function scalarShape(v: Scalar | undefined, values: unknown[]): string {
+  const mark = scalarMark(v);
+  if (!inShape(mark)) values.push(v);
+  return mark;
+}
+
+/**
+ * A row's shape, its values collected: its marks, and its keys unless they are `keys` in that order (the rows of
+ * one list mostly share theirs, and the list's shape names them once).
+ */
+function rowShape(r: Row, keys: readonly string[] | undefined, values: unknown[]): string {
+  let marks = '';
+  let i = 0;
+  let same = keys !== undefined;
+  for (const key in r) {
+    if (same && keys![i++] !== key) same = false;
+    const mark = scalarMark(r[key]);
+    if (inShape(mark)) marks += mark;
+    else {
+      marks += '.';
+      values.push(r[key]);
+    }
+  }
+  return same && i === keys!.length ? `{:${marks}}` : `{${Object.keys(r).join(',')}:${marks}}`;
+}
+
 /**
  * Walks the arguments in one fixed order: the shape of each, and every value that becomes a parameter
  * (nulls and left-out values are part of the shape, not values). A row's shape is its keys in order and which
- * of its values are null or left out.
+ * of its values are null or left out. Undefined when a list is longer than {@link LONGEST_LIST}.
  */
-function shapeOf(args: readonly Arg[], values: unknown[]): string {
+function shapeOf(args: readonly Arg[], values: unknown[]): string | undefined {
   let shape = '';
-  // A row's marks, and whether its keys are `keys`, in that order (the rows of one list mostly share theirs).
-  const marksOf = (r: Row, keys: readonly string[] | undefined): { marks: string; same: boolean } => {
-    let marks = '';
-    let i = 0;
-    let same = keys !== undefined;
-    for (const key in r) {
-      if (same && keys![i++] !== key) same = false;
-      const v = r[key];
-      const mark = scalarMark(v);
-      if (inShape(mark)) marks += mark;
-      else {
-        marks += '.';
-        values.push(v);
-      }
-    }
-    return { marks, same: same && i === keys!.length };
-  };
-  const row = (r: Row, keys?: readonly string[]) => {
-    const { marks, same } = marksOf(r, keys);
-    // A row with the list's keys names them once, in the list's shape.
-    return same ? `{:${marks}}` : `{${Object.keys(r).join(',')}:${marks}}`;
-  };
   for (const arg of args) {
     if (Array.isArray(arg)) {
+      if (arg.length > LONGEST_LIST) return undefined;
       const first = arg[0] as unknown;
       const keys = isRow(first) ? Object.keys(first) : undefined;
       shape += `[${arg.length}${keys ? `(${keys.join(',')})` : ''}`;
-      for (const item of arg as readonly (Scalar | Row)[]) {
-        if (isRow(item)) shape += row(item, keys);
-        else {
-          const mark = scalarMark(item);
-          if (!inShape(mark)) values.push(item);
-          shape += mark;
-        }
-      }
+      for (const item of arg as readonly (Scalar | Row)[])
+        shape += isRow(item) ? rowShape(item, keys, values) : scalarShape(item, values);
       shape += ']';
-    } else if (isRow(arg)) shape += row(arg);
-    else {
-      const mark = scalarMark(arg as Scalar);
-      if (!inShape(mark)) values.push(arg);
-      shape += mark;
-    }
+    } else shape += isRow(arg) ? rowShape(arg, undefined, values) : scalarShape(arg as Scalar, values);
     shape += ';';
   }
   return shape;
@@ -172,10 +177,11 @@ export function prepared<A extends readonly Arg[], R>(
     new BoundedMap<string, Template<R>>(SHAPES),
   ];
   return (db, ...args) => {
-    if (args.some((a) => Array.isArray(a) && a.length > LONGEST_LIST)) return compiledOf(build(db, ...args));
     const values: unknown[] = [];
+    const argsShape = shapeOf(args, values);
+    if (argsShape === undefined) return compiledOf(build(db, ...args));
     // A builder may tell a transaction's handle from the root's (a check the transaction makes redundant).
-    const shape = (db.isTransaction ? 'trx;' : 'db;') + shapeOf(args, values);
+    const shape = (db.isTransaction ? 't;' : 'd;') + argsShape;
     const templates = byDialect[isPostgres(db) ? 1 : 0]!;
     let template = templates.get(shape);
     if (!template) {
