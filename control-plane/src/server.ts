@@ -34,6 +34,7 @@ import { type CredentialSigner, GenerationWorker, isReadyToPrint, localSigner } 
 import { CacheInvalidation } from './public/index.js';
 import { schemaRegistry } from './schemas/index.js';
 import { TransparencyLog, startSequencer } from './transparency/index.js';
+import type { PollingLoop } from './workers/index.js';
 import {
   SecretBox,
   openStore,
@@ -61,6 +62,8 @@ export interface ControlPlane {
   ingest: IngestWorker;
   /** The passport generation worker (started unless `passports.start` was false). */
   generation: GenerationWorker;
+  /** The transparency log's sequencer loop (tests stop it to run the log's passes themselves). */
+  sequencer: PollingLoop;
   log: Logger;
   /** Graceful: stops taking requests, finishes in-flight ones, stops workers, closes the store. */
   close(): Promise<void>;
@@ -346,6 +349,7 @@ export async function startControlPlane(config: Config, options: StartOptions = 
     webhooks: webhooks.worker,
     ingest,
     generation,
+    sequencer,
     log,
     close,
   };
