@@ -278,11 +278,12 @@ async function withAttempts(
       left join passport_versions as v on v.id = a.passport_version_id
     )`;
   // With a condition, one row more than the claims says whether it held (the same snapshot as the claims).
-  let text = `${claims} select * from taken`;
+  let text = `${claims} select taken.* from taken cross join ${ASYNC_COMMIT}`;
   if (onlyIf) {
     const condition = compiledCondition(db, onlyIf);
     text = `${claims} select taken.*, g.holds as claim_condition
-      from (${shiftParameters(condition.sql, params.length)}) as g left join taken on true`;
+      from (${shiftParameters(condition.sql, params.length)}) as g cross join ${ASYNC_COMMIT}
+      left join taken on true`;
     params.push(...condition.parameters);
   }
   const result = await db.executeQuery<ClaimedRow & { claim_condition?: boolean }>(
@@ -302,6 +303,22 @@ async function withAttempts(
     }),
   );
 }
+
+/**
+ * On PostgreSQL, a claim's statement commits without waiting for its WAL to reach the disk
+ * (`synchronous_commit` off for that statement's own transaction, `set_config(..., true)`: the connection's
+ * next transaction commits as configured again). A claim only grants a lease; nothing a client sent is
+ * accepted by it. PostgreSQL writes its WAL in order and a commit that waits for the flush waits for
+ * everything before it, so a claim that a crash of the database loses leaves no trace that anything else
+ * kept: the job is queued again (attempt count and all, as if never claimed) and its attempt is unknown, and
+ * every later step of the attempt commits durably (the send gate's heartbeat, before any byte goes to a
+ * printer, and every result), answered only after the claim's WAL is on disk too. A device whose claim was
+ * lost is refused at the send gate (409 STALE_ATTEMPT) and prints nothing. SQLite's commits are the same
+ * already (`synchronous = NORMAL` in WAL mode: no fsync per commit). Measured on a flat-out floor: the
+ * claim's statement waited on the WAL flush (`IO:WALSync`) behind the results' commits; its p50 went from
+ * 10.0-10.4 ms to 7.8-9.0 ms (docs/benchmarks.md, round 24).
+ */
+export const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
 
 /** A row {@link withAttempts} returns: the claimed job and what the envelope says of its attempt's version. */
 type ClaimedRow = PrintJobTable & {
