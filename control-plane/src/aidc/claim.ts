@@ -313,12 +313,13 @@ async function withAttempts(
  * kept: the job is queued again (attempt count and all, as if never claimed) and its attempt is unknown, and
  * every later step of the attempt commits durably (the send gate's heartbeat, before any byte goes to a
  * printer, and every result), answered only after the claim's WAL is on disk too. A device whose claim was
- * lost is refused at the send gate (409 STALE_ATTEMPT) and prints nothing. SQLite's commits are the same
- * already (`synchronous = NORMAL` in WAL mode: no fsync per commit). Measured on a flat-out floor: the
- * claim's statement waited on the WAL flush (`IO:WALSync`) behind the results' commits; its p50 went from
- * 10.0-10.4 ms to 7.8-9.0 ms (docs/benchmarks.md, round 24).
+ * lost is refused at the send gate (its attempt unknown: 404 to that device) and prints nothing
+ * (test/aidc/claim-commit.test.ts). SQLite's commits are the same already (`synchronous = NORMAL` in WAL
+ * mode: no fsync per commit). Measured on a flat-out floor: the claim's statement waited on the WAL flush
+ * (`IO:WALSync`) behind the results' commits; its p50 went from 10.0-10.4 ms to 7.8-9.0 ms
+ * (docs/benchmarks.md, round 24).
  */
-export const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
+const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
 
 /** A row {@link withAttempts} returns: the claimed job and what the envelope says of its attempt's version. */
 type ClaimedRow = PrintJobTable & {
