@@ -13,7 +13,7 @@ import {
   type LeaseColumns,
   claim,
   chosenClaimQuery,
-  claimInTurnsStatement,
+  claimInTurnsQuery,
   dueChoiceQuery,
   renew,
   sortedClaims,
@@ -25,6 +25,7 @@ import {
   type Dialect,
   type PrintAttemptTable,
   type PrintJobTable,
+  ComposedTexts,
   prepared,
   shiftParameters,
   uuidv7,
@@ -230,40 +231,72 @@ interface TakenJob {
   passportVersion?: PassportVersionRef | null;
 }
 
-/** An attempt a claim's statement starts: its fencing token, the printer and the envelope's id. */
-interface NewAttempt {
-  attemptId: string;
-  printer: string;
-  jti: string;
+/** What a PostgreSQL claim's statement takes besides its printers: its values, and whether a condition guards it. */
+interface ClaimValues {
+  /** The claim's instant (ISO): the leases it may take over, `updated_at`, the attempts' `claimed_at`. */
+  at: string;
+  lockedUntil: string;
+  tenantId: string;
+  deviceId: string;
+  /** A condition guards the claim (`g`, composed in front by {@link guardedBy}). */
+  guarded: boolean;
+}
+
+/** A printer of a PostgreSQL claim: its name and what it can do (the flags choose the statement). */
+interface PrinterTurn {
+  name: string;
+  rfid: boolean;
+  nfc: boolean;
 }
 
 /**
- * On PostgreSQL: a claim's UPDATE (returning the claimed jobs) and the attempts of the jobs it claims, in one
- * statement. The attempts are written from the rows the UPDATE returns, so a job claimed by no one writes
- * none; each takes its passport's current version. Returns the claimed jobs (in no particular order), each
- * with its attempt and what the envelope says of that version.
+ * On PostgreSQL, the claim of {@link claimInTurns} as one statement, built and compiled once per shape (the
+ * printers' flags, each printer's count, guarded or not): each printer in turn takes the oldest jobs it can
+ * print that no printer before it took ({@link claimInTurnsQuery}), the UPDATE gives each job its own attempt
+ * (`owners[k]`: printer k's attempt ids, in order; `jtis`: every attempt's envelope id, printer by printer),
+ * and the attempts are written from the rows it returns, so a job claimed by no one writes none; each takes
+ * its passport's current version. Guarded, every printer's choice also holds `(select holds from g)` and one
+ * row more says whether it held, `g` being the condition's CTE that {@link guardedBy} puts in front: the
+ * statement then starts without its `with`. It commits without waiting for the WAL flush ({@link ASYNC_COMMIT}).
  */
-async function withAttempts(
-  db: Db,
-  at: ClaimAt,
-  claimUpdate: CompiledQuery<PrintJobTable>,
-  attempts: readonly NewAttempt[],
-  onlyIf: ClaimCondition | undefined,
-): Promise<TakenJob[]> {
-  const { tenantId, deviceId, claimedAt } = at;
-  const params: unknown[] = [...claimUpdate.parameters];
-  const param = (v: unknown) => {
-    params.push(v);
-    return `$${params.length}`;
-  };
-  const values = attempts.map((a) => `(${param(a.attemptId)}, ${param(a.printer)}, ${param(a.jti)})`);
-  const claims = `
-    with claimed as (${claimUpdate.sql}),
+const claimStatement = prepared(
+  (
+    db: Db,
+    v: ClaimValues,
+    printers: readonly PrinterTurn[],
+    jtis: readonly string[],
+    ...owners: (readonly string[])[]
+  ) => {
+    const claimUpdate = claimInTurnsQuery(db, PRINT_QUEUE, {
+      at: v.at,
+      lockedUntil: v.lockedUntil,
+      set: () => claimedBy(v.deviceId, v.at),
+      turns: printers.map((p, k) => ({
+        due: (eb) =>
+          v.guarded
+            ? eb.and([
+                printable(eb, v.tenantId, [p.name], p.rfid, p.nfc),
+                sql<SqlBool>`(select holds from g)`,
+              ])
+            : printable(eb, v.tenantId, [p.name], p.rfid, p.nfc),
+        owners: owners[k]!,
+      })),
+    });
+    const params: unknown[] = [...claimUpdate.parameters];
+    const param = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    let n = 0;
+    const values = printers.flatMap((p, k) =>
+      owners[k]!.map((owner) => `(${param(owner)}, ${param(p.name)}, ${param(jtis[n++])})`),
+    );
+    const claims = `claimed as (${claimUpdate.sql}),
     attempt as (
       insert into print_attempts (attempt_id, job_ref, tenant_id, device_id, printer, number, envelope_jti,
         passport_version_id, claimed_at, state, ended_at, failure_reason)
-      select c.attempt_id, c.job_ref, ${param(tenantId)}, ${param(deviceId)}, n.printer, c.attempt_count, n.jti,
-        v.id, ${param(claimedAt)}, 'CLAIMED', null, null
+      select c.attempt_id, c.job_ref, ${param(v.tenantId)}, ${param(v.deviceId)}, n.printer, c.attempt_count, n.jti,
+        v.id, ${param(v.at)}, 'CLAIMED', null, null
       from claimed as c
       join (values ${values.join(', ')}) as n(attempt_id, printer, jti) on n.attempt_id = c.attempt_id
       left join passports as p on p.tenant_id = c.tenant_id and p.product_id = c.product_id
@@ -277,31 +310,30 @@ async function withAttempts(
       join attempt as a on a.attempt_id = c.attempt_id
       left join passport_versions as v on v.id = a.passport_version_id
     )`;
-  // With a condition, one row more than the claims says whether it held (the same snapshot as the claims).
-  let text = `${claims} select taken.* from taken cross join ${ASYNC_COMMIT}`;
-  if (onlyIf) {
-    const condition = compiledCondition(db, onlyIf);
-    text = `${claims} select taken.*, g.holds as claim_condition
-      from (${shiftParameters(condition.sql, params.length)}) as g cross join ${ASYNC_COMMIT}
-      left join taken on true`;
-    params.push(...condition.parameters);
-  }
-  const result = await db.executeQuery<ClaimedRow & { claim_condition?: boolean }>(
-    CompiledQuery.raw(text, params),
+    // Guarded, one row more than the claims says whether the condition held (the same snapshot as the claims).
+    const text = v.guarded
+      ? `${claims} select taken.*, g.holds as claim_condition from g cross join ${ASYNC_COMMIT}
+      left join taken on true`
+      : `with ${claims} select taken.* from taken cross join ${ASYNC_COMMIT}`;
+    return CompiledQuery.raw(text, params) as CompiledQuery<ClaimedRow & { claim_condition?: boolean }>;
+  },
+);
+
+/** The texts of guarded claims, per claim statement and condition (a lookup instead of a renumbering). */
+const guardedTexts = new ComposedTexts();
+
+/**
+ * A guarded claim's statement ({@link claimStatement}) with its condition in front as the CTE `g`: the
+ * condition's parameters come after the claim's, so only the condition's short text is renumbered, once per
+ * pair of texts.
+ */
+function guardedBy<R>(claim: CompiledQuery<R>, condition: CompiledQuery): CompiledQuery<R> {
+  const text = guardedTexts.text(
+    [claim.sql, condition.sql],
+    '',
+    () => `with g as (${shiftParameters(condition.sql, claim.parameters.length)}), ${claim.sql}`,
   );
-  if (onlyIf && !result.rows[0]?.claim_condition) throw new PrincipalMoved();
-  const rows = result.rows.filter((r) => r.attempt_id !== null);
-  const byId = new Map(attempts.map((a) => [a.attemptId, a]));
-  return rows.map(
-    ({ claim_version_id, claim_content_hash, claim_merkle_root, claim_condition: _, ...row }) => ({
-      ...byId.get(row.attempt_id!)!,
-      row,
-      passportVersion:
-        claim_version_id === null
-          ? null
-          : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
-    }),
-  );
+  return CompiledQuery.raw(text, [...claim.parameters, ...condition.parameters]) as CompiledQuery<R>;
 }
 
 /**
@@ -441,9 +473,9 @@ async function claimForPrinters(
 }
 
 /**
- * On PostgreSQL, the claims of {@link claimJobs} in one statement, printer by printer: each takes the oldest
- * jobs it can print that no printer before it took ({@link claimInTurnsStatement}), each for its own attempt,
- * written with the claim ({@link withAttempts}). Returns them printer by printer, oldest first.
+ * On PostgreSQL, the claims of {@link claimJobs} in one statement ({@link claimStatement}), printer by printer,
+ * each for its own attempt, written with the claim. With `onlyIf`, nothing is claimed unless it holds
+ * ({@link PrincipalMoved}). Returns them printer by printer, oldest first.
  */
 async function claimInTurns(
   db: Db,
@@ -452,43 +484,47 @@ async function claimInTurns(
   printers: readonly PrinterClaim[],
   onlyIf?: ClaimCondition,
 ): Promise<TakenJob[]> {
-  const { tenantId, deviceId, t } = at;
-  const turns = printers.map((printer) => ({
-    printer,
-    attempts: Array.from({ length: printer.count }, () => ({
+  const { tenantId, deviceId, t, claimedAt } = at;
+  const turns = printers.map((printer) =>
+    Array.from({ length: printer.count }, () => ({
       attemptId: uuidv7(),
       printer: printer.name,
       jti: randomUUID(),
     })),
-  }));
-  const statement = claimInTurnsStatement(db, PRINT_QUEUE, {
-    now: t,
-    leaseMs: deps.settings.leaseSeconds * 1000,
-    set: () => claimedBy(deviceId, new Date(t).toISOString()),
-    turns: turns.map(({ printer, attempts }) => ({
-      due: (eb) =>
-        onlyIf
-          ? eb.and([
-              printableBy(eb, tenantId, [printer]),
-              // Uncorrelated: PostgreSQL evaluates it once for the statement.
-              onlyIf(eb as unknown as ExpressionBuilder<Database, never>),
-            ])
-          : printableBy(eb, tenantId, [printer]),
-      owners: attempts.map((a) => a.attemptId),
-    })),
-  });
-  const claimed = new Map(
-    (
-      await withAttempts(
-        db,
-        at,
-        statement,
-        turns.flatMap((turn) => turn.attempts),
-        onlyIf,
-      )
-    ).map((c) => [c.attemptId, c]),
   );
-  return turns.flatMap(({ attempts }) => attempts.flatMap((a) => claimed.get(a.attemptId) ?? []));
+  const attempts = turns.flat();
+  const claim = claimStatement(
+    db,
+    {
+      at: claimedAt,
+      lockedUntil: new Date(t + deps.settings.leaseSeconds * 1000).toISOString(),
+      tenantId,
+      deviceId,
+      guarded: onlyIf !== undefined,
+    },
+    printers.map((p) => ({ name: p.name, rfid: p.rfid === true, nfc: p.nfc === true })),
+    attempts.map((a) => a.jti),
+    ...turns.map((turn) => turn.map((a) => a.attemptId)),
+  );
+  const result = await db.executeQuery(onlyIf ? guardedBy(claim, compiledCondition(db, onlyIf)) : claim);
+  if (onlyIf && !result.rows[0]?.claim_condition) throw new PrincipalMoved();
+  const byId = new Map(attempts.map((a) => [a.attemptId, a]));
+  const claimed = new Map(
+    result.rows
+      .filter((r) => r.attempt_id !== null)
+      .map(({ claim_version_id, claim_content_hash, claim_merkle_root, claim_condition: _, ...row }) => [
+        row.attempt_id!,
+        {
+          ...byId.get(row.attempt_id!)!,
+          row,
+          passportVersion:
+            claim_version_id === null
+              ? null
+              : { id: claim_version_id, contentHash: claim_content_hash!, merkleRoot: claim_merkle_root! },
+        },
+      ]),
+  );
+  return attempts.flatMap((a) => claimed.get(a.attemptId) ?? []);
 }
 
 /** Whether a chosen job is one this printer may print (as {@link printableBy} says for it alone). */

@@ -3,6 +3,7 @@ export {
   LeaseLost,
   claim,
   claimChosen,
+  claimInTurnsQuery,
   claimInTurnsStatement,
   chooseDue,
   chosenClaimQuery,

@@ -173,6 +173,19 @@ export function claimInTurnsStatement<T extends QueueTable>(
   q: LeaseColumns<T>,
   opts: Pick<ClaimOptions<T>, 'now' | 'leaseMs' | 'set'> & { turns: readonly ClaimTurn<T>[] },
 ): CompiledQuery<Database[T]> {
+  const { now, leaseMs, ...rest } = opts;
+  return claimInTurnsQuery(db, q, { ...rest, at: iso(now), lockedUntil: iso(now + leaseMs) });
+}
+
+/**
+ * {@link claimInTurnsStatement} at an instant and until a lease's end given as ISO text: for a caller that
+ * prepares it (store/prepared.ts), with the values of its turns as the statement's arguments.
+ */
+export function claimInTurnsQuery<T extends QueueTable>(
+  db: Db,
+  q: LeaseColumns<T>,
+  opts: Pick<ClaimOptions<T>, 'set'> & { at: string; lockedUntil: string; turns: readonly ClaimTurn<T>[] },
+): CompiledQuery<Database[T]> {
   const c = names(q);
   if (!c.owner) throw new TypeError(`a claim of ${c.table} by owner needs an owner column`);
   const turns = opts.turns.filter((t) => t.owners.length > 0);
@@ -186,7 +199,7 @@ export function claimInTurnsStatement<T extends QueueTable>(
   const id = sql.ref(c.id);
   const order = c.order.map((col) => `"${col}"`).join(', ');
   const choices = turns.map((turn, k) => {
-    let choice = orderedChoice(db, c, dueAndUnleased(c, turn.due, opts.now), c.order, turn.owners.length);
+    let choice = orderedChoice(db, c, dueAndUnleasedAt(c, turn.due, opts.at), c.order, turn.owners.length);
     for (let j = 0; j < k; j++)
       choice = choice.where(id, 'not in', sql`(select ${id} from ${sql.table(`t${j}`)})`);
     return `t${k} as (${text(choice.forUpdate().skipLocked().compile())})`;
@@ -204,7 +217,11 @@ export function claimInTurnsStatement<T extends QueueTable>(
     `o as (select x."${c.id}", v.owner from (select "${c.id}", turn, ` +
     `row_number() over (partition by turn order by ${order}) as n from (${taken}) as u) as x ` +
     `join (values ${owners.join(', ')}) as v(owner, turn, n) on v.turn = x.turn and v.n = x.n)`;
-  const update = claimUpdate(db, c, { ...opts, owner: sql.ref('o.owner') })
+  const update = claimUpdateUntil(db, c, {
+    set: opts.set,
+    lockedUntil: opts.lockedUntil,
+    owner: sql.ref('o.owner'),
+  })
     .from('o')
     .whereRef(`${c.table}.${c.id}`, '=', `o.${c.id}`)
     .returningAll(c.table)

@@ -15,3 +15,4 @@ export { UnitOfWorkViolation, firstInLine, inUnitOfWork } from './unit-of-work.j
 export { WriteSet, WriteSetMismatch, shiftParameters, type Expectation } from './write-set.js';
 export { readTogether } from './read-set.js';
 export { prepared, type PreparedArg } from './prepared.js';
+export { ComposedTexts } from './composed-text.js';
