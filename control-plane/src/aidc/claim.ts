@@ -353,7 +353,7 @@ function guardedBy<R>(claim: CompiledQuery<R>, condition: CompiledQuery): Compil
  */
 const ASYNC_COMMIT = `(select set_config('synchronous_commit', 'off', true)) as async_commit`;
 
-/** A row {@link withAttempts} returns: the claimed job and what the envelope says of its attempt's version. */
+/** A row {@link claimStatement} returns: the claimed job and what the envelope says of its attempt's version. */
 type ClaimedRow = PrintJobTable & {
   claim_version_id: string | null;
   claim_content_hash: string | null;
