@@ -537,16 +537,10 @@ class BatchWrites {
           attempt_id: job.attempt_id!,
           state: job.state,
         }));
-        writes.add(
-          guardedJobUpdate(
-            trx,
-            set,
-            jobs.map((job) => job.job_ref),
-            guards,
-            this.iso,
-          ),
-          { rows: jobs.length, otherwise: 'a job of the batch moved since the batch read it' },
-        );
+        writes.add(guardedJobUpdate(trx, set, guards, this.iso), {
+          rows: jobs.length,
+          otherwise: 'a job of the batch moved since the batch read it',
+        });
       }
     }
     for (const { insert, rows } of completedIdempotencyKeyInserts(trx, this.keys)) {
@@ -589,14 +583,17 @@ const guardedJobUpdate = prepared(
   (
     trx: Db,
     set: Partial<PrintJobTable>,
-    jobRefs: readonly string[],
     guards: readonly Pick<PrintJobTable, 'job_ref' | 'tenant_id' | 'attempt_id' | 'state'>[],
     iso: string,
   ) =>
     trx
       .updateTable('print_jobs')
       .set(set)
-      .where('job_ref', 'in', jobRefs)
+      .where(
+        'job_ref',
+        'in',
+        guards.map((g) => g.job_ref),
+      )
       .where((eb) =>
         eb.or(
           guards.map((g) =>

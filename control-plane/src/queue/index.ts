@@ -4,7 +4,6 @@ export {
   claim,
   claimChosen,
   claimInTurnsQuery,
-  claimInTurnsStatement,
   chooseDue,
   chosenClaimQuery,
   dueChoiceQuery,

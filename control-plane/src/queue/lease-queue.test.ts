@@ -8,7 +8,7 @@ import {
   LeaseLost,
   claim,
   claimChosen,
-  claimInTurnsStatement,
+  claimInTurnsQuery,
   chooseDue,
   expiredLeases,
   fail,
@@ -149,9 +149,9 @@ describe.each(testDialects())('the lease queue (%s)', (dialect) => {
       const odd: typeof waiting.due = (eb) =>
         eb.and([waiting.due(eb), sql<boolean>`right(id, 1) in ('1', '3', '5', '7', '9')`]);
       const inTurns = (tag: string) =>
-        claimInTurnsStatement(db, PROBE, {
-          now: T0,
-          leaseMs: 1_000,
+        claimInTurnsQuery(db, PROBE, {
+          at: new Date(T0).toISOString(),
+          lockedUntil: new Date(T0 + 1_000).toISOString(),
           set: () => ({ status: 'running' }),
           turns: [
             { due: odd, owners: [`${tag}-a1`, `${tag}-a2`] },

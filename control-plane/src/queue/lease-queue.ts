@@ -155,7 +155,7 @@ function claimUpdateUntil<T extends QueueTable>(
     }));
 }
 
-/** One turn of {@link claimInTurnsStatement}: which rows it may take, and the owner of each it takes, in order. */
+/** One turn of {@link claimInTurnsQuery}: which rows it may take, and the owner of each it takes, in order. */
 export interface ClaimTurn<T extends QueueTable> {
   due: ClaimOptions<T>['due'];
   owners: readonly string[];
@@ -166,20 +166,9 @@ export interface ClaimTurn<T extends QueueTable> {
  * oldest rows its `due` names as it has owners, the next turn the oldest of its own that no earlier turn took, and
  * so on, each row for the next owner of its turn (oldest row, first owner). Each turn's choice is a FOR UPDATE SKIP
  * LOCKED subquery, so the statement is a whole claim, exactly what claiming turn by turn in one transaction gives,
- * and needs no transaction. Returns the UPDATE, returning the claimed rows in no particular order.
- */
-export function claimInTurnsStatement<T extends QueueTable>(
-  db: Db,
-  q: LeaseColumns<T>,
-  opts: Pick<ClaimOptions<T>, 'now' | 'leaseMs' | 'set'> & { turns: readonly ClaimTurn<T>[] },
-): CompiledQuery<Database[T]> {
-  const { now, leaseMs, ...rest } = opts;
-  return claimInTurnsQuery(db, q, { ...rest, at: iso(now), lockedUntil: iso(now + leaseMs) });
-}
-
-/**
- * {@link claimInTurnsStatement} at an instant and until a lease's end given as ISO text: for a caller that
- * prepares it (store/prepared.ts), with the values of its turns as the statement's arguments.
+ * and needs no transaction. Returns the UPDATE, returning the claimed rows in no particular order. The instant
+ * (`at`) and the lease's end (`lockedUntil`) are ISO text, so a caller may prepare it (store/prepared.ts) with the
+ * values of its turns as the statement's arguments.
  */
 export function claimInTurnsQuery<T extends QueueTable>(
   db: Db,
