@@ -20,6 +20,7 @@ import {
   canonicalJsonBytes,
   isCanonicalJsonText,
   publicAttestation,
+  sameCanonicalJson,
   resultSources,
 } from '@dpp/shared';
 import { type AuditEntry, recordAudit } from '../audit/index.js';
@@ -457,7 +458,7 @@ async function checkBundle(
   const printed = version
     ? { id: version.id, contentHash: version.content_hash, merkleRoot: version.merkle_root }
     : null;
-  if (canonicalJson(bundle.passportVersion) !== canonicalJson(printed)) {
+  if (!sameCanonicalJson(bundle.passportVersion, printed)) {
     throw rejected('The evidence bundle names another passport version than the one printed', {
       field: 'evidence.evidence_bundle.payload.passportVersion',
       expected: printed,
@@ -504,7 +505,7 @@ async function checkBundle(
   ];
   const differs = pairs.find(([kind, inBundle]) => {
     const reported = byKind.get(kind);
-    return reported === undefined || canonicalJson(reported) !== canonicalJson(inBundle);
+    return reported === undefined || !sameCanonicalJson(reported, inBundle);
   });
   if (differs) {
     const [kind, inBundle] = differs;

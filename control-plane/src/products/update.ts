@@ -1,4 +1,4 @@
-import { canonicalJson } from '@dpp/shared';
+import { sameCanonicalJson } from '@dpp/shared';
 import { recordEvent } from '../events/index.js';
 import { ApiError } from '../http/index.js';
 import { canonicalCategory, canonicalJurisdiction } from '../schemas/index.js';
@@ -167,9 +167,7 @@ export async function updateProduct(
     const next = applyPatch(ctx, row, patch);
     const before = toProductView(row);
     const candidate = toProductView(next);
-    const changed = WRITABLE_VIEW_FIELDS.filter(
-      (f) => canonicalJson(before[f]) !== canonicalJson(candidate[f]),
-    );
+    const changed = WRITABLE_VIEW_FIELDS.filter((f) => !sameCanonicalJson(before[f], candidate[f]));
     if (changed.length === 0) return before;
 
     const bound = changed.filter((f) => EIDAS_BOUND_FIELDS.includes(f));

@@ -3,7 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CodecError } from '../errors/codec-error.js';
 import { vectorsDir } from '../testing/vectors.js';
-import { canonicalJson, canonicalJsonBytes, isCanonicalJsonText } from './canonical-json.js';
+import {
+  canonicalJson,
+  canonicalJsonBytes,
+  isCanonicalJsonText,
+  sameCanonicalJson,
+} from './canonical-json.js';
 
 const inputDir = join(vectorsDir(), 'jcs', 'input');
 const outputDir = join(vectorsDir(), 'jcs', 'output');
@@ -153,36 +158,7 @@ describe('isCanonicalJsonText', () => {
   });
 
   it('agrees with the walk on generated texts, canonical or in any other order or spacing', () => {
-    // A fixed sequence (a linear congruential generator), so a failure repeats.
-    let seed = 42;
-    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const keys = ['a', 'b', 'B', '1', '2', '10', '01', '', 'é', '\u{1f602}', 'a b', '"q"', '\n', 'z'];
-    const scalars = [
-      0,
-      -0,
-      1,
-      -1,
-      0.1 + 0.2,
-      1e21,
-      1e-7,
-      2 ** 53,
-      'x',
-      '',
-      'é\u{1f602}',
-      '\u0007',
-      true,
-      false,
-      null,
-    ];
-    const value = (depth: number): unknown => {
-      const r = next();
-      if (depth > 3 || r < 0.4) return pick(scalars);
-      if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
-      const o: Record<string, unknown> = {};
-      for (let i = Math.floor(next() * 5); i > 0; i--) o[pick(keys)] = value(depth + 1);
-      return o;
-    };
+    const value = jsonValues(42);
     /** The same value written with each object's members in reverse order. */
     const reversed = (v: unknown): string => {
       if (Array.isArray(v)) return `[${v.map(reversed).join(',')}]`;
@@ -196,7 +172,7 @@ describe('isCanonicalJsonText', () => {
     };
     let canonical = 0;
     for (let i = 0; i < 2_000; i++) {
-      const v = value(0);
+      const v = value();
       for (const text of [canonicalJson(v), JSON.stringify(v), JSON.stringify(v, null, 1), reversed(v)]) {
         const answer = both(text);
         expect(answer.fast, text).toBe(answer.walk);
@@ -216,5 +192,93 @@ describe('isCanonicalJsonText', () => {
   it('refuses a lone surrogate as the walk does', () => {
     expect(codeOf(() => isCanonicalJsonText('{"a":"\\ud800"}', { a: '\ud800' }))).toBe('INVALID_JSON');
     expect(codeOf(() => isCanonicalJsonText('{"\\udc00":1}', { '\udc00': 1 }))).toBe('INVALID_JSON');
+  });
+});
+
+/**
+ * Generated JSON values (plain, as JSON.parse makes them), from a fixed sequence (a linear congruential generator),
+ * so a failure repeats.
+ */
+function jsonValues(seed: number): () => unknown {
+  const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const keys = ['a', 'b', 'B', '1', '2', '10', '01', '', 'é', '\u{1f602}', 'a b', '"q"', '\n', 'z'];
+  const scalars = [
+    0,
+    -0,
+    1,
+    -1,
+    0.1 + 0.2,
+    1e21,
+    1e-7,
+    2 ** 53,
+    'x',
+    '',
+    'é\u{1f602}',
+    '\u0007',
+    true,
+    false,
+    null,
+  ];
+  const value = (depth: number): unknown => {
+    const r = next();
+    if (depth > 3 || r < 0.4) return pick(scalars);
+    if (r < 0.6) return Array.from({ length: Math.floor(next() * 4) }, () => value(depth + 1));
+    const o: Record<string, unknown> = {};
+    for (let i = Math.floor(next() * 5); i > 0; i--) o[pick(keys)] = value(depth + 1);
+    return o;
+  };
+  return () => value(0);
+}
+
+describe('sameCanonicalJson', () => {
+  /** A copy of a plain value with each object's members in reverse order, and an undefined member added. */
+  const reordered = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(reordered);
+    if (typeof v !== 'object' || v === null) return v;
+    const out: Record<string, unknown> = { absent: undefined };
+    for (const k of Object.keys(v).reverse()) out[k] = reordered((v as Record<string, unknown>)[k]);
+    return out;
+  };
+
+  it('agrees with comparing the canonical texts on generated values, the same or not', () => {
+    const value = jsonValues(7);
+    let same = 0;
+    let pairs = 0;
+    for (let i = 0; i < 2_000; i++) {
+      const v = value();
+      for (const w of [reordered(v), value(), JSON.parse(JSON.stringify(v).replace(/1/, '2')) as unknown]) {
+        const texts = canonicalJson(v) === canonicalJson(w);
+        expect(sameCanonicalJson(v, w), `${JSON.stringify(v)} ${JSON.stringify(w)}`).toBe(texts);
+        expect(sameCanonicalJson(w, v)).toBe(texts);
+        if (texts) same++;
+        pairs++;
+      }
+    }
+    // Both answers occur, and often.
+    expect(same).toBeGreaterThan(pairs / 4);
+    expect(same).toBeLessThan((pairs * 3) / 4);
+  });
+
+  it('counts an undefined member as absent, and tells values apart by kind and order', () => {
+    expect(sameCanonicalJson({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(sameCanonicalJson({ a: undefined }, {})).toBe(true);
+    expect(sameCanonicalJson({ a: null }, {})).toBe(false);
+    expect(sameCanonicalJson([1, 2], [2, 1])).toBe(false);
+    expect(sameCanonicalJson({ 0: 'x' }, ['x'])).toBe(false);
+    expect(sameCanonicalJson('1', 1)).toBe(false);
+    expect(sameCanonicalJson(-0, 0)).toBe(true);
+    expect(sameCanonicalJson({ a: [{ b: 1 }] }, { a: [{ b: 1, c: 2 }] })).toBe(false);
+  });
+
+  it('judges by the text what is not plain JSON: toJSON is honoured, and what JSON cannot say throws', () => {
+    const at = '2026-11-29T12:00:00.000Z';
+    expect(sameCanonicalJson({ at: new Date(at) }, { at })).toBe(true);
+    expect(codeOf(() => sameCanonicalJson({ a: '\ud800' }, { a: '\ud800' }))).toBe('INVALID_JSON');
+    expect(codeOf(() => sameCanonicalJson({ '\udc00': 1 }, { '\udc00': 1 }))).toBe('INVALID_JSON');
+    expect(codeOf(() => sameCanonicalJson({ a: NaN }, { a: NaN }))).toBe('INVALID_JSON');
+    expect(codeOf(() => sameCanonicalJson([undefined], [undefined]))).toBe('INVALID_JSON');
+    // A difference found first does not hide what cannot be said further on.
+    expect(codeOf(() => sameCanonicalJson({ a: 1, b: NaN }, { a: 2, b: NaN }))).toBe('INVALID_JSON');
   });
 });

@@ -204,3 +204,67 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
 export function isCanonicalJsonText(text: string, value: unknown): boolean {
   return inCanonicalOrder(value, 0) ? JSON.stringify(value) === text : canonicalJson(value) === text;
 }
+
+/**
+ * Whether two values have the same canonical JSON text (RFC 8785): `canonicalJson(a) === canonicalJson(b)`,
+ * throwing as it does, without writing either text when they are the same. Two plain JSON values (as
+ * JSON.parse makes them) are compared member by member in place: a member whose value is undefined counts as
+ * absent, as the canonical text leaves it out. Anything else, and any difference, is answered by writing both
+ * texts, so a value JSON cannot represent still throws, and what differs is judged exactly as before.
+ *
+ * @example
+ * sameCanonicalJson({ a: 1, b: [true] }, { b: [true], a: 1 }); // true
+ * sameCanonicalJson({ a: 1, c: undefined }, { a: 1 }); // true
+ */
+export function sameCanonicalJson(a: unknown, b: unknown): boolean {
+  return plainlySame(a, b, 0) || canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * True when `a` and `b` are plain JSON values (finite numbers, strings without a lone surrogate, plain objects
+ * and arrays, none undefined inside an array, no `toJSON`) that are equal as JSON; false for anything else.
+ */
+function plainlySame(a: unknown, b: unknown, depth: number): boolean {
+  if (typeof a !== typeof b) return false;
+  switch (typeof a) {
+    case 'string':
+      return a === b && (PLAIN.test(a) || !LONE_SURROGATE.test(a));
+    case 'number':
+      return a === b && Number.isFinite(a);
+    case 'boolean':
+      return a === b;
+    case 'object':
+      break;
+    default:
+      return false;
+  }
+  if (a === null || b === null) return a === b;
+  if (depth > ORDER_CHECK_DEPTH) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!plainlySame(a[i], b[i], depth + 1)) return false;
+    return true;
+  }
+  if (Array.isArray(b) || !isPlainJsonObject(a as object) || !isPlainJsonObject(b as object)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let members = 0;
+  for (const key in x) {
+    if (!Object.prototype.hasOwnProperty.call(x, key)) return false;
+    const value = x[key];
+    if (value === undefined) continue;
+    if (!PLAIN.test(key) && LONE_SURROGATE.test(key)) return false;
+    if (!Object.prototype.hasOwnProperty.call(y, key) || !plainlySame(value, y[key], depth + 1)) return false;
+    members += 1;
+  }
+  for (const key in y) {
+    if (!Object.prototype.hasOwnProperty.call(y, key)) return false;
+    if (y[key] !== undefined) members -= 1;
+  }
+  return members === 0;
+}
+
+function isPlainJsonObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) && !hasToJson(value);
+}

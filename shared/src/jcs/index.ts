@@ -1,2 +1,7 @@
 /** RFC 8785 JSON Canonicalization Scheme. */
-export { canonicalJson, canonicalJsonBytes, isCanonicalJsonText } from './canonical-json.js';
+export {
+  canonicalJson,
+  canonicalJsonBytes,
+  isCanonicalJsonText,
+  sameCanonicalJson,
+} from './canonical-json.js';

@@ -3,7 +3,7 @@
  */
 import { sign, verify, type KeyObject } from 'node:crypto';
 import { CodecError } from '../errors/codec-error.js';
-import { canonicalJson } from '../jcs/canonical-json.js';
+import { sameCanonicalJson } from '../jcs/canonical-json.js';
 import { multibaseBase58btcDecode, multibaseBase58btcEncode } from '../did/base58btc.js';
 import { resolveDidKeyVerificationMethod } from './did-key-resolver.js';
 import {
@@ -112,7 +112,7 @@ export function createProof<T extends object>(
 function contextStartsWith(documentContext: unknown, proofContext: unknown): boolean {
   const doc = Array.isArray(documentContext) ? documentContext : [documentContext];
   const proof = Array.isArray(proofContext) ? proofContext : [proofContext];
-  return proof.every((value: unknown, i) => i < doc.length && canonicalJson(doc[i]) === canonicalJson(value));
+  return proof.every((value: unknown, i) => i < doc.length && sameCanonicalJson(doc[i], value));
 }
 
 function checkProof(securedDocument: unknown, options: VerifyProofOptions): ProofVerificationResult {
