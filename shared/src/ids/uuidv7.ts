@@ -23,36 +23,47 @@ let counter = 0;
 const POOL = new Uint8Array(4096);
 let drawn = POOL.length;
 
-function randomBytes10(): Uint8Array {
+/** The offset in POOL of 10 random bytes no id took before. */
+function randomBytes10(): number {
   if (drawn + 10 > POOL.length) {
     randomFillSync(POOL);
     drawn = 0;
   }
   drawn += 10;
-  return POOL.subarray(drawn - 10, drawn);
+  return drawn - 10;
+}
+
+/** The id's text is written here, one ASCII byte a character, and read out as one string. */
+const TEXT = Buffer.alloc(36, '-');
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+/** Where each of the 16 bytes goes in the text (8-4-4-4-12 hex digits, dashes between). */
+const AT = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+function put(i: number, byte: number): void {
+  TEXT[AT[i]!] = HEX_DIGITS[byte >>> 4]!;
+  TEXT[AT[i]! + 1] = HEX_DIGITS[byte & 0x0f]!;
 }
 
 export function uuidv7(now: number = Date.now()): string {
-  const random = randomBytes10();
+  const r = randomBytes10();
   if (now > lastMs) {
     lastMs = now;
-    counter = ((random[0]! & 0x07) << 8) | random[1]!; // a random start below 2^11 leaves room to count
+    counter = ((POOL[r]! & 0x07) << 8) | POOL[r + 1]!; // a random start below 2^11 leaves room to count
   } else if (++counter > 0xfff) {
     lastMs += 1; // the clock went back or 4,096 ids came in one millisecond: borrow the next one
     counter = 0;
   }
   const ms = lastMs;
-  const b = new Uint8Array(16);
-  b[0] = Math.floor(ms / 2 ** 40) & 0xff;
-  b[1] = Math.floor(ms / 2 ** 32) & 0xff;
-  b[2] = (ms >>> 24) & 0xff;
-  b[3] = (ms >>> 16) & 0xff;
-  b[4] = (ms >>> 8) & 0xff;
-  b[5] = ms & 0xff;
-  b[6] = 0x70 | (counter >>> 8);
-  b[7] = counter & 0xff;
-  b[8] = 0x80 | (random[2]! & 0x3f);
-  b.set(random.subarray(3, 10), 9);
-  const hex = Buffer.from(b).toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  put(0, Math.floor(ms / 2 ** 40) & 0xff);
+  put(1, Math.floor(ms / 2 ** 32) & 0xff);
+  put(2, (ms >>> 24) & 0xff);
+  put(3, (ms >>> 16) & 0xff);
+  put(4, (ms >>> 8) & 0xff);
+  put(5, ms & 0xff);
+  put(6, 0x70 | (counter >>> 8));
+  put(7, counter & 0xff);
+  put(8, 0x80 | (POOL[r + 2]! & 0x3f));
+  for (let i = 9; i < 16; i++) put(i, POOL[r + i - 6]!);
+  // One string read off the text: an id takes no buffer, copy or slice of its own.
+  return TEXT.toString('latin1', 0, 36);
 }
