@@ -19,6 +19,7 @@ import {
   startControlPlaneProcess,
   type ControlPlaneProcess,
 } from './lib/child-process.js';
+import { type Allocation, AllocationMeter } from './lib/allocation.js';
 import { CpuProfiler, type CostShare } from './lib/cost-profile.js';
 import { analyzeSchema } from './lib/pg-analyze.js';
 import { pgBossRate } from './lib/pg-boss-peer.js';
@@ -98,6 +99,10 @@ interface FloorRun {
   burst?: StartBurst;
   /** On PostgreSQL: the floor run first on fresh tables, whose history the measured floor runs on. */
   history?: History;
+  /** What the control plane's thread allocated while the floor ran, and its garbage collections. */
+  allocation?: Allocation;
+  /** Jobs sealed in the run (the allocation is per sealed job). */
+  sealed?: number;
 }
 
 /** A floor of HISTORY_JOBS on fresh tables: its rate, and PostgreSQL's CPU a sealed job. */
@@ -182,6 +187,15 @@ function printInside(floor: string, run: FloorRun): void {
         `libuv's pool), ${(main + devices + rest).toFixed(2)} of the machine's ${availableParallelism()}`,
     );
   }
+  if (run.allocation && run.sealed) {
+    const a = run.allocation;
+    const seconds = run.sealed / run.perSecond;
+    console.log(
+      `  ${floor}: the control plane's thread allocated ${(a.bytes / run.sealed / 1024).toFixed(0)} KB a sealed job ` +
+        `(V8's record of its collections: ${a.scavenges} scavenges, ${a.fullCollections} full, ` +
+        `${a.pauseMs.toFixed(0)} ms of pauses, ${((a.pauseMs / 1000 / seconds) * 100).toFixed(1)} % of the run)`,
+    );
+  }
   if (run.postgresCores !== undefined)
     console.log(
       `  ${floor}: PostgreSQL's backends used ${run.postgresCores.toFixed(2)} of a core, ` +
@@ -237,6 +251,7 @@ async function inProcess(
     let loopBefore = performance.eventLoopUtilization();
     let postgresBefore = 0;
     const timeline = new ClaimTimeline(t.cp.server);
+    const meter = new AllocationMeter();
     // Measured from the first claim: the worker's start is no part of the floor.
     const out = await runLoad({ urls: [t.url], devices, protocol, ...floor }, async () => {
       await profiler?.start(dialect);
@@ -247,7 +262,9 @@ async function inProcess(
       loopBefore = performance.eventLoopUtilization();
       postgresBefore = dialect === 'postgres' ? cpuSecondsOfName('postgres') : 0;
       timeline.start();
+      meter.start();
     });
+    const allocation = meter.stop();
     const burst = timeline.stop(devices.length);
     const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
     const postgresCores =
@@ -276,6 +293,8 @@ async function inProcess(
       ...(inside ? { inside } : {}),
       ...(burst ? { burst } : {}),
       ...(history ? { history } : {}),
+      allocation,
+      sealed: out.sealed,
     };
   } finally {
     await t.close();
