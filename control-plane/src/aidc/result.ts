@@ -20,8 +20,8 @@ import {
   canonicalJsonBytes,
   isCanonicalJsonText,
   publicAttestation,
-  sameCanonicalJson,
   resultSources,
+  sameCanonicalJson,
 } from '@dpp/shared';
 import { type AuditEntry, recordAudit } from '../audit/index.js';
 import type {
