@@ -17,6 +17,13 @@ import type { Agent } from '@dpp/agent';
 
 /** Slow enough that the agent always has the next format ready before a label is out. */
 const SLOW: PrinterMechanics = { printSpeedIps: 2, labelLengthIn: 2, rfidEncodeMs: 100, rfidReadBackMs: 40 };
+/**
+ * Slower still (2.14 s a label), where a test asserts that the next format was in before the label ahead came out:
+ * between a label's scan and the next format in the printer the agent claims, renders, proves and sends over HTTP
+ * and a serial line, and on a loaded two-core machine running the other suites that once took longer than SLOW's
+ * 1.14 s label.
+ */
+const SLOWER: PrinterMechanics = { ...SLOW, printSpeedIps: 1 };
 
 // On both databases: the results a pipelined printer reports together go set-wise, on PostgreSQL without a
 // transaction around them (aidc/result-batch.ts), and nothing may be lost or doubled either way.
@@ -94,7 +101,7 @@ describe.each(testDialects())('the pipeline on one printer (%s)', (dialect) => {
   }
 
   it('queues the next format while a label prints: in order, at most one ahead, none twice, all sealed', async () => {
-    const { product, name, sim, events, mostHeld } = await setUp(6);
+    const { product, name, sim, events, mostHeld } = await setUp(6, {}, true, SLOWER);
     // Labels claimed and not out and scanned yet, at each claim: the next job is claimed once the label
     // ahead of the one printing is scanned, so it waits for its turn in the printer's buffer, not in the agent.
     const notScanned = new Set<string>();
