@@ -99,10 +99,11 @@ interface FloorRun {
   burst?: StartBurst;
   /** On PostgreSQL: the floor run first on fresh tables, whose history the measured floor runs on. */
   history?: History;
-  /** What the control plane's thread allocated while the floor ran, and its garbage collections. */
-  allocation?: Allocation;
-  /** Jobs sealed in the run (the allocation is per sealed job). */
-  sealed?: number;
+  /**
+   * What the control plane's thread allocated a sealed job while the floor ran, its garbage collections, and
+   * the share of the run their pauses took.
+   */
+  allocation?: Omit<Allocation, 'bytes' | 'pauseMs'> & { bytesPerJob: number; pauseShare: number };
 }
 
 /** A floor of HISTORY_JOBS on fresh tables: its rate, and PostgreSQL's CPU a sealed job. */
@@ -187,13 +188,12 @@ function printInside(floor: string, run: FloorRun): void {
         `libuv's pool), ${(main + devices + rest).toFixed(2)} of the machine's ${availableParallelism()}`,
     );
   }
-  if (run.allocation && run.sealed) {
+  if (run.allocation) {
     const a = run.allocation;
-    const seconds = run.sealed / run.perSecond;
     console.log(
-      `  ${floor}: the control plane's thread allocated ${(a.bytes / run.sealed / 1024).toFixed(0)} KB a sealed job ` +
-        `(V8's record of its collections: ${a.scavenges} scavenges, ${a.fullCollections} full, ` +
-        `${a.pauseMs.toFixed(0)} ms of pauses, ${((a.pauseMs / 1000 / seconds) * 100).toFixed(1)} % of the run)`,
+      `  ${floor}: the control plane's thread allocated ${(a.bytesPerJob / 1024).toFixed(0)} KB a sealed job ` +
+        `(V8's record of its collections: ${a.scavenges} scavenges, ${a.fullCollections} full, pauses ` +
+        `${(a.pauseShare * 100).toFixed(1)} % of the run)`,
     );
   }
   if (run.postgresCores !== undefined)
@@ -264,7 +264,7 @@ async function inProcess(
       timeline.start();
       meter.start();
     });
-    const allocation = meter.stop();
+    const { bytes, pauseMs, ...collections } = meter.stop();
     const burst = timeline.stop(devices.length);
     const controlPlaneBusy = performance.eventLoopUtilization(loopBefore).utilization;
     const postgresCores =
@@ -293,8 +293,11 @@ async function inProcess(
       ...(inside ? { inside } : {}),
       ...(burst ? { burst } : {}),
       ...(history ? { history } : {}),
-      allocation,
-      sealed: out.sealed,
+      allocation: {
+        ...collections,
+        bytesPerJob: bytes / out.sealed,
+        pauseShare: pauseMs / 1000 / out.seconds,
+      },
     };
   } finally {
     await t.close();

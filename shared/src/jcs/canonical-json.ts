@@ -157,7 +157,7 @@ const ORDER_CHECK_DEPTH = 256;
 function inCanonicalOrder(value: unknown, depth: number): boolean {
   switch (typeof value) {
     case 'string':
-      return PLAIN.test(value) || !LONE_SURROGATE.test(value);
+      return sayable(value);
     case 'number':
       return Number.isFinite(value);
     case 'boolean':
@@ -173,9 +173,7 @@ function inCanonicalOrder(value: unknown, depth: number): boolean {
     for (let i = 0; i < value.length; i++) if (!inCanonicalOrder(value[i], depth + 1)) return false;
     return true;
   }
-  const proto: unknown = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  if (hasToJson(value)) return false;
+  if (!isPlainJsonObject(value)) return false;
   let previous: string | undefined;
   // In the order JSON.stringify writes them (for...in lists a plain object's own keys in that order).
   for (const key in value) {
@@ -228,7 +226,7 @@ function plainlySame(a: unknown, b: unknown, depth: number): boolean {
   if (typeof a !== typeof b) return false;
   switch (typeof a) {
     case 'string':
-      return a === b && (PLAIN.test(a) || !LONE_SURROGATE.test(a));
+      return a === b && sayable(a);
     case 'number':
       return a === b && Number.isFinite(a);
     case 'boolean':
@@ -253,7 +251,7 @@ function plainlySame(a: unknown, b: unknown, depth: number): boolean {
     if (!Object.prototype.hasOwnProperty.call(x, key)) return false;
     const value = x[key];
     if (value === undefined) continue;
-    if (!PLAIN.test(key) && LONE_SURROGATE.test(key)) return false;
+    if (!sayable(key)) return false;
     if (!Object.prototype.hasOwnProperty.call(y, key) || !plainlySame(value, y[key], depth + 1)) return false;
     members += 1;
   }
@@ -264,6 +262,12 @@ function plainlySame(a: unknown, b: unknown, depth: number): boolean {
   return members === 0;
 }
 
+/** A string JSON can say: no lone surrogate (most strings are plain ASCII: one scan instead of two). */
+function sayable(s: string): boolean {
+  return PLAIN.test(s) || !LONE_SURROGATE.test(s);
+}
+
+/** An object written member by member: plain (no class, no `toJSON`). */
 function isPlainJsonObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   return (proto === Object.prototype || proto === null) && !hasToJson(value);
